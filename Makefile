@@ -1,0 +1,60 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# The taskstats rig. `make run` and `make check` are the two commands a user
+# needs; everything they depend on (packages, the base tree, the kernels) is
+# set up on the way. See README.md for the knobs.
+#
+#   KERNEL=series|reference   which kernel to build, boot and test
+#   KSRC=/path/to/linux       use this v6.12.y tree as the base
+#   BUILD=dir                 build output (default ./build)
+#   TESTS=bin[:test],...      run only these selftests
+#   QEMU_ARGS=..., KERNEL_ARGS=..., ACCEL=kvm, TIMEOUT=seconds, JOBS=n
+
+RIG := scripts/rig
+export KERNEL KSRC BUILD TESTS QEMU_ARGS KERNEL_ARGS ACCEL TIMEOUT JOBS EXTRA_CONFIG
+
+.PHONY: help deps tree series checkpatch config kernel userspace run check clean distclean
+
+help:
+	@sed -n 's/^#   //p; s/^## //p' Makefile
+
+## run         build, boot and print the taskstats of a sample workload
+run:
+	@$(RIG) run
+
+## check       build, boot, run the kselftests; ends with "N passed, N failed"
+check:
+	@start=$$(date +%s); $(RIG) check; rc=$$?; \
+	 echo "rig: check took $$(( $$(date +%s) - start )) s"; exit $$rc
+
+## deps        install what is missing with apt-get
+deps:
+	@$(RIG) deps
+
+## tree        prepare the base tree and the series tree
+tree:
+	@$(RIG) tree
+
+## series      write the git format-patch series to build/series
+series:
+	@$(RIG) series
+
+## checkpatch  run checkpatch --strict on every patch of the series
+checkpatch:
+	@$(RIG) checkpatch
+
+## kernel      build the kernel (KERNEL=series or reference)
+kernel:
+	@$(RIG) kernel
+
+## userspace   build the selftests and the taskstat tool
+userspace:
+	@$(RIG) userspace
+
+## clean       remove boot results and kernel objects (keeps the base tree)
+clean:
+	rm -rf $(or $(BUILD),build)/run $(or $(BUILD),build)/obj $(or $(BUILD),build)/series
+
+## distclean   remove everything the rig made
+distclean:
+	rm -rf $(or $(BUILD),build)
