@@ -13,7 +13,7 @@
 RIG := scripts/rig
 export KERNEL KSRC BUILD TESTS QEMU_ARGS KERNEL_ARGS ACCEL TIMEOUT JOBS EXTRA_CONFIG
 
-.PHONY: help deps tree series checkpatch config kernel userspace run check clean distclean
+.PHONY: help deps tree series checkpatch config kernel userspace run check check-configs clean distclean
 
 help:
 	@sed -n 's/^#   //p; s/^## //p' Makefile
@@ -26,6 +26,10 @@ run:
 check:
 	@start=$$(date +%s); $(RIG) check; rc=$$?; \
 	 echo "rig: check took $$(( $$(date +%s) - start )) s"; exit $$rc
+
+## check-configs  build every combination of the accounting options, W=1 + sparse
+check-configs:
+	@$(RIG) check-configs
 
 ## deps        install what is missing with apt-get
 deps:
