@@ -1,0 +1,259 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Per-task delay accounting: how long a task waited, and for what.
+ *
+ * A delay class is one reason to wait: block I/O, swap-in, direct reclaim,
+ * thrashing, compaction, write-protect copy, time lost to IRQs. Each class
+ * keeps a count, a wrapping total, the longest and shortest single delay
+ * and the wall-clock time of the longest, in struct task_delay_info, one
+ * array per quantity indexed by enum delayacct_class. Waiting for a CPU is
+ * the cpu class; the scheduler already measures it in struct sched_info,
+ * which is where its maximum and minimum are kept too.
+ *
+ * Call sites keep their historical names (delayacct_blkio_start() and so
+ * on); each is a thin wrapper around one generic start/end pair.
+ *
+ * Cost: with CONFIG_TASK_DELAY_ACCT=n every hook is an empty inline. With
+ * it built in but switched off (the default; boot with "delayacct" or set
+ * kernel.task_delayacct=1) a hook is one patched-out static branch. Switched
+ * on, a start is one local_clock() read and store; an end is one
+ * local_clock() read and a short critical section on the task's raw
+ * spinlock, plus a CLOCK_REALTIME read when the delay is a new maximum.
+ * Tasks forked while accounting is off have no task_delay_info and are not
+ * accounted (except the cpu class) until they exit.
+ */
+#ifndef _LINUX_DELAYACCT_H
+#define _LINUX_DELAYACCT_H
+
+#include <linux/spinlock_types.h>
+#include <linux/types.h>
+#include <uapi/linux/taskstats.h>
+
+/* Delay classes kept in struct task_delay_info, in uapi order. */
+enum delayacct_class {
+	DELAYACCT_BLKIO,
+	DELAYACCT_SWAPIN,
+	DELAYACCT_FREEPAGES,
+	DELAYACCT_THRASHING,
+	DELAYACCT_COMPACT,
+	DELAYACCT_WPCOPY,
+	DELAYACCT_IRQ,		/* arrives as a measured delta, no start */
+	DELAYACCT_NR_CLASSES,
+};
+
+/* Classes measured between a start and an end hook. */
+#define DELAYACCT_NR_TIMED	DELAYACCT_IRQ
+
+#ifdef CONFIG_TASK_DELAY_ACCT
+/*
+ * One array per quantity rather than one struct per class: no padding
+ * between classes, and the generic code indexes by class.
+ */
+struct task_delay_info {
+	raw_spinlock_t	lock;			/* guards everything below but start */
+	u32		count[DELAYACCT_NR_CLASSES];
+	u64		start[DELAYACCT_NR_TIMED];	/* local_clock(), 0 = none */
+	u64		total[DELAYACCT_NR_CLASSES];	/* ns, wraps to 0 */
+	u64		max[DELAYACCT_NR_CLASSES];	/* ns */
+	u64		min[DELAYACCT_NR_CLASSES];	/* ns, 0 = no delay yet */
+	u64		max_ts[DELAYACCT_NR_CLASSES];	/* CLOCK_REALTIME ns */
+};
+#endif
+
+#include <linux/sched.h>
+#include <linux/slab.h>
+#include <linux/jump_label.h>
+
+#ifdef CONFIG_TASK_DELAY_ACCT
+DECLARE_STATIC_KEY_FALSE(delayacct_key);
+extern int delayacct_on;
+extern struct kmem_cache *delayacct_cache;
+
+void delayacct_init(void);
+void __delayacct_tsk_init(struct task_struct *tsk);
+void __delayacct_start(enum delayacct_class class);
+void __delayacct_end(struct task_struct *tsk, enum delayacct_class class);
+void __delayacct_thrashing_start(bool *in_thrashing);
+void __delayacct_thrashing_end(bool *in_thrashing);
+void __delayacct_irq(struct task_struct *task, u32 delta);
+void __delayacct_cpu_delay(struct sched_info *si, u64 delta);
+int delayacct_add_tsk(struct taskstats *d, struct task_struct *tsk);
+__u64 __delayacct_blkio_ticks(struct task_struct *tsk);
+u64 delayacct_add_wrap(u64 total, u64 delta);
+
+/* Whether @tsk's delays are being accounted right now. */
+static __always_inline bool delayacct_active(struct task_struct *tsk)
+{
+	return static_branch_unlikely(&delayacct_key) && tsk->delays;
+}
+
+static inline void delayacct_tsk_init(struct task_struct *tsk)
+{
+	/* dup_task_struct() copied the parent's pointer */
+	tsk->delays = NULL;
+	if (delayacct_on)
+		__delayacct_tsk_init(tsk);
+}
+
+/* From failed forks and __put_task_struct(): nobody else can see @tsk. */
+static inline void delayacct_tsk_free(struct task_struct *tsk)
+{
+	if (tsk->delays)
+		kmem_cache_free(delayacct_cache, tsk->delays);
+	tsk->delays = NULL;
+}
+
+static __always_inline void delayacct_start(enum delayacct_class class)
+{
+	if (delayacct_active(current))
+		__delayacct_start(class);
+}
+
+static __always_inline void delayacct_end(struct task_struct *tsk,
+					  enum delayacct_class class)
+{
+	if (delayacct_active(tsk))
+		__delayacct_end(tsk, class);
+}
+
+static inline void delayacct_blkio_start(void)
+{
+	delayacct_start(DELAYACCT_BLKIO);
+}
+
+/* Called by the waker: @p is not current yet. */
+static inline void delayacct_blkio_end(struct task_struct *p)
+{
+	delayacct_end(p, DELAYACCT_BLKIO);
+}
+
+static inline void delayacct_swapin_start(void)
+{
+	delayacct_start(DELAYACCT_SWAPIN);
+}
+
+static inline void delayacct_swapin_end(void)
+{
+	delayacct_end(current, DELAYACCT_SWAPIN);
+}
+
+static inline void delayacct_freepages_start(void)
+{
+	delayacct_start(DELAYACCT_FREEPAGES);
+}
+
+static inline void delayacct_freepages_end(void)
+{
+	delayacct_end(current, DELAYACCT_FREEPAGES);
+}
+
+static inline void delayacct_compact_start(void)
+{
+	delayacct_start(DELAYACCT_COMPACT);
+}
+
+static inline void delayacct_compact_end(void)
+{
+	delayacct_end(current, DELAYACCT_COMPACT);
+}
+
+static inline void delayacct_wpcopy_start(void)
+{
+	delayacct_start(DELAYACCT_WPCOPY);
+}
+
+static inline void delayacct_wpcopy_end(void)
+{
+	delayacct_end(current, DELAYACCT_WPCOPY);
+}
+
+/*
+ * Thrashing waits nest (a refault inside a refault wait): only the
+ * outermost one counts. *in_thrashing says whether this caller must leave
+ * the matching end alone; it is always set, so the end is safe to call
+ * even if accounting was switched on in between.
+ */
+static inline void delayacct_thrashing_start(bool *in_thrashing)
+{
+	*in_thrashing = true;
+	if (delayacct_active(current))
+		__delayacct_thrashing_start(in_thrashing);
+}
+
+static inline void delayacct_thrashing_end(bool *in_thrashing)
+{
+	if (delayacct_active(current))
+		__delayacct_thrashing_end(in_thrashing);
+}
+
+/*
+ * IRQ and softirq time taken from @task while it ran, at every runqueue
+ * clock update; rq lock held. Updates that found no IRQ time are not
+ * delays and are not counted.
+ */
+static inline void delayacct_irq(struct task_struct *task, u32 delta)
+{
+	if (delta && delayacct_active(task))
+		__delayacct_irq(task, delta);
+}
+
+/*
+ * A runqueue wait of @delta ns just ended for @t; its count and total are
+ * already in sched_info. Keeps the cpu class's max and min. rq lock held.
+ */
+static inline void delayacct_cpu_delay(struct task_struct *t, u64 delta)
+{
+	if (static_branch_unlikely(&delayacct_key))
+		__delayacct_cpu_delay(&t->sched_info, delta);
+}
+
+/* Block I/O delay in clock ticks, for /proc/PID/stat. */
+static inline __u64 delayacct_blkio_ticks(struct task_struct *tsk)
+{
+	if (tsk->delays)
+		return __delayacct_blkio_ticks(tsk);
+	return 0;
+}
+
+#else /* !CONFIG_TASK_DELAY_ACCT */
+static inline void delayacct_init(void)
+{}
+static inline void delayacct_tsk_init(struct task_struct *tsk)
+{}
+static inline void delayacct_tsk_free(struct task_struct *tsk)
+{}
+static inline void delayacct_blkio_start(void)
+{}
+static inline void delayacct_blkio_end(struct task_struct *p)
+{}
+static inline void delayacct_swapin_start(void)
+{}
+static inline void delayacct_swapin_end(void)
+{}
+static inline void delayacct_freepages_start(void)
+{}
+static inline void delayacct_freepages_end(void)
+{}
+static inline void delayacct_compact_start(void)
+{}
+static inline void delayacct_compact_end(void)
+{}
+static inline void delayacct_wpcopy_start(void)
+{}
+static inline void delayacct_wpcopy_end(void)
+{}
+static inline void delayacct_thrashing_start(bool *in_thrashing)
+{}
+static inline void delayacct_thrashing_end(bool *in_thrashing)
+{}
+static inline void delayacct_irq(struct task_struct *task, u32 delta)
+{}
+static inline void delayacct_cpu_delay(struct task_struct *t, u64 delta)
+{}
+static inline int delayacct_add_tsk(struct taskstats *d, struct task_struct *tsk)
+{ return 0; }
+static inline __u64 delayacct_blkio_ticks(struct task_struct *tsk)
+{ return 0; }
+#endif /* CONFIG_TASK_DELAY_ACCT */
+
+#endif /* _LINUX_DELAYACCT_H */

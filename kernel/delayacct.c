@@ -1,0 +1,349 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Per-task delay accounting: recording delays and reporting them.
+ *
+ * The model, the classes and the cost of each hook are described at the
+ * top of include/linux/delayacct.h. This file holds the one generic
+ * recording path all classes share, the copy of a task's delays into a
+ * struct taskstats, and the switches (boot parameter and sysctl).
+ */
+#include <linux/delayacct.h>
+#include <linux/init.h>
+#include <linux/sched.h>
+#include <linux/sched/clock.h>
+#include <linux/sched/cputime.h>
+#include <linux/sched/task.h>
+#include <linux/slab.h>
+#include <linux/sysctl.h>
+#include <linux/taskstats.h>
+#include <linux/timekeeping.h>
+
+DEFINE_STATIC_KEY_FALSE(delayacct_key);
+int delayacct_on __read_mostly;
+struct kmem_cache *delayacct_cache;
+
+/*
+ * Where each class lands in struct taskstats. Offsets rather than code per
+ * class: filling a reply is one loop over this table.
+ */
+struct delayacct_fields {
+	u16 count, total, max, min, max_ts;
+};
+
+#define DELAYACCT_FIELDS(name) {					\
+	.count	= offsetof(struct taskstats, name##_count),		\
+	.total	= offsetof(struct taskstats, name##_delay_total),	\
+	.max	= offsetof(struct taskstats, name##_delay_max),		\
+	.min	= offsetof(struct taskstats, name##_delay_min),		\
+	.max_ts	= offsetof(struct taskstats, name##_delay_max_ts),	\
+}
+
+static const struct delayacct_fields delayacct_uapi[DELAYACCT_NR_CLASSES] = {
+	[DELAYACCT_BLKIO]	= DELAYACCT_FIELDS(blkio),
+	[DELAYACCT_SWAPIN]	= DELAYACCT_FIELDS(swapin),
+	[DELAYACCT_FREEPAGES]	= DELAYACCT_FIELDS(freepages),
+	[DELAYACCT_THRASHING]	= DELAYACCT_FIELDS(thrashing),
+	[DELAYACCT_COMPACT]	= DELAYACCT_FIELDS(compact),
+	[DELAYACCT_WPCOPY]	= DELAYACCT_FIELDS(wpcopy),
+	[DELAYACCT_IRQ]		= DELAYACCT_FIELDS(irq),
+};
+
+static const struct delayacct_fields delayacct_uapi_cpu = DELAYACCT_FIELDS(cpu);
+
+static void set_delayacct(bool enabled)
+{
+	if (enabled) {
+		static_branch_enable(&delayacct_key);
+		delayacct_on = 1;
+	} else {
+		delayacct_on = 0;
+		static_branch_disable(&delayacct_key);
+	}
+}
+
+static int __init delayacct_setup_enable(char *str)
+{
+	delayacct_on = 1;
+	return 1;
+}
+__setup("delayacct", delayacct_setup_enable);
+
+/**
+ * delayacct_init() - create the cache of task_delay_info and apply the
+ * boot-time switch.
+ */
+void __init delayacct_init(void)
+{
+	delayacct_cache = KMEM_CACHE(task_delay_info, SLAB_PANIC | SLAB_ACCOUNT);
+	delayacct_tsk_init(&init_task);
+	set_delayacct(delayacct_on);
+}
+
+#ifdef CONFIG_PROC_SYSCTL
+static int sysctl_delayacct(const struct ctl_table *table, int write,
+			    void *buffer, size_t *lenp, loff_t *ppos)
+{
+	int state = delayacct_on;
+	struct ctl_table t;
+	int err;
+
+	if (write && !capable(CAP_SYS_ADMIN))
+		return -EPERM;
+
+	t = *table;
+	t.data = &state;
+	err = proc_dointvec_minmax(&t, write, buffer, lenp, ppos);
+	if (err < 0)
+		return err;
+	if (write)
+		set_delayacct(state);
+	return err;
+}
+
+static struct ctl_table delayacct_sysctls[] = {
+	{
+		.procname	= "task_delayacct",
+		.maxlen		= sizeof(unsigned int),
+		.mode		= 0644,
+		.proc_handler	= sysctl_delayacct,
+		.extra1		= SYSCTL_ZERO,
+		.extra2		= SYSCTL_ONE,
+	},
+};
+
+static __init int delayacct_sysctls_init(void)
+{
+	register_sysctl_init("kernel", delayacct_sysctls);
+	return 0;
+}
+late_initcall(delayacct_sysctls_init);
+#endif
+
+/**
+ * __delayacct_tsk_init() - give a new task its delay counters.
+ * @tsk: the task being forked
+ *
+ * A failed allocation leaves the task unaccounted; it does not fail fork.
+ */
+void __delayacct_tsk_init(struct task_struct *tsk)
+{
+	tsk->delays = kmem_cache_zalloc(delayacct_cache, GFP_KERNEL);
+	if (tsk->delays)
+		raw_spin_lock_init(&tsk->delays->lock);
+}
+
+/**
+ * delayacct_add_wrap() - add to a delay total the way the ABI defines it.
+ * @total: the running total
+ * @delta: what to add
+ *
+ * Return: the sum, or 0 if it overflowed: totals wrap to zero while their
+ * counts go on, so a zero total with a non-zero count tells an overflow.
+ */
+u64 delayacct_add_wrap(u64 total, u64 delta)
+{
+	u64 sum = total + delta;
+
+	return sum < total ? 0 : sum;
+}
+
+/* Records one delay of @ns in @class: the only writer of the totals. */
+static void delayacct_record(struct task_delay_info *d,
+			     enum delayacct_class class, u64 ns)
+{
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&d->lock, flags);
+	d->total[class] = delayacct_add_wrap(d->total[class], ns);
+	d->count[class]++;
+	if (ns > d->max[class]) {
+		d->max[class] = ns;
+		d->max_ts[class] = ktime_get_real_ns();
+	}
+	if (!d->min[class] || ns < d->min[class])
+		d->min[class] = ns;
+	raw_spin_unlock_irqrestore(&d->lock, flags);
+}
+
+/**
+ * __delayacct_start() - current starts to wait for @class.
+ * @class: a class with start and end hooks
+ */
+void __delayacct_start(enum delayacct_class class)
+{
+	current->delays->start[class] = local_clock();
+}
+
+/**
+ * __delayacct_end() - @tsk stopped waiting for @class.
+ * @tsk: the task, current or (for block I/O) the one being woken
+ * @class: a class with start and end hooks
+ *
+ * An end without a start (accounting was switched on in between) is
+ * ignored rather than recorded as a delay since boot.
+ */
+void __delayacct_end(struct task_struct *tsk, enum delayacct_class class)
+{
+	struct task_delay_info *d = tsk->delays;
+	u64 start = d->start[class];
+	s64 ns;
+
+	if (!start)
+		return;
+	d->start[class] = 0;
+	ns = local_clock() - start;
+	if (ns > 0)
+		delayacct_record(d, class, ns);
+}
+
+/**
+ * __delayacct_thrashing_start() - current waits for a refaulting page.
+ * @in_thrashing: set to whether an outer thrashing wait is already running
+ */
+void __delayacct_thrashing_start(bool *in_thrashing)
+{
+	*in_thrashing = !!current->in_thrashing;
+	if (*in_thrashing)
+		return;
+	current->in_thrashing = 1;
+	__delayacct_start(DELAYACCT_THRASHING);
+}
+
+/**
+ * __delayacct_thrashing_end() - end of the wait started with the same flag.
+ * @in_thrashing: the flag __delayacct_thrashing_start() set
+ */
+void __delayacct_thrashing_end(bool *in_thrashing)
+{
+	if (*in_thrashing)
+		return;
+	current->in_thrashing = 0;
+	__delayacct_end(current, DELAYACCT_THRASHING);
+}
+
+/**
+ * __delayacct_irq() - charge IRQ time taken from @task.
+ * @task: the task that was running
+ * @delta: ns spent in hard and soft interrupts
+ */
+void __delayacct_irq(struct task_struct *task, u32 delta)
+{
+	delayacct_record(task->delays, DELAYACCT_IRQ, delta);
+}
+
+/**
+ * __delayacct_cpu_delay() - keep the extremes of the cpu class.
+ * @si: the task's sched_info, whose count and total already include it
+ * @delta: the runqueue wait that just ended, ns
+ *
+ * Runs under the runqueue lock, which serialises all updates of @si.
+ */
+void __delayacct_cpu_delay(struct sched_info *si, u64 delta)
+{
+	if (delta > si->max_run_delay) {
+		si->max_run_delay = delta;
+		si->max_run_delay_ts = ktime_get_real_ns();
+	}
+	if (!si->min_run_delay || delta < si->min_run_delay)
+		si->min_run_delay = delta;
+}
+
+static u64 *ts_u64(struct taskstats *d, u16 offset)
+{
+	return (u64 *)((char *)d + offset);
+}
+
+/*
+ * Merges one class into @d: counts add, totals add and wrap, the maximum
+ * (with its time) and the non-zero minimum win. Merging into a zeroed @d
+ * copies; merging thread after thread sums a thread group.
+ */
+static void delayacct_merge(struct taskstats *d,
+			    const struct delayacct_fields *f, u64 count,
+			    u64 total, u64 max, u64 min, u64 max_ts)
+{
+	u64 *dmin = ts_u64(d, f->min);
+
+	*ts_u64(d, f->count) += count;
+	*ts_u64(d, f->total) = delayacct_add_wrap(*ts_u64(d, f->total), total);
+	if (max > *ts_u64(d, f->max)) {
+		struct __kernel_timespec *ts = (void *)((char *)d + f->max_ts);
+		u32 nsec;
+
+		*ts_u64(d, f->max) = max;
+		ts->tv_sec = div_u64_rem(max_ts, NSEC_PER_SEC, &nsec);
+		ts->tv_nsec = nsec;
+	}
+	if (min && (!*dmin || min < *dmin))
+		*dmin = min;
+}
+
+/* Run times: nanosecond totals without a count, wrapping to zero. */
+static void delayacct_add_run_times(struct taskstats *d, struct task_struct *tsk)
+{
+	u64 utime, stime, utimescaled, stimescaled;
+
+	task_cputime(tsk, &utime, &stime);
+	d->cpu_run_real_total = delayacct_add_wrap(d->cpu_run_real_total,
+						   utime + stime);
+	task_cputime_scaled(tsk, &utimescaled, &stimescaled);
+	d->cpu_scaled_run_real_total =
+		delayacct_add_wrap(d->cpu_scaled_run_real_total,
+				   utimescaled + stimescaled);
+	d->cpu_run_virtual_total =
+		delayacct_add_wrap(d->cpu_run_virtual_total,
+				   tsk->se.sum_exec_runtime);
+}
+
+/**
+ * delayacct_add_tsk() - add @tsk's delays and run times to @d.
+ * @d: a zeroed record, or the running sum of a thread group
+ * @tsk: the task
+ *
+ * The cpu class comes from sched_info, which the scheduler keeps for every
+ * task; the other classes only exist for tasks forked while accounting
+ * was on. sched_info is read without the runqueue lock, so the cpu values
+ * of a running task are a snapshot that may mix adjacent updates.
+ *
+ * Return: 0.
+ */
+int delayacct_add_tsk(struct taskstats *d, struct task_struct *tsk)
+{
+	struct task_delay_info *di = tsk->delays;
+	struct sched_info *si = &tsk->sched_info;
+	unsigned long flags;
+	int c;
+
+	delayacct_add_run_times(d, tsk);
+	delayacct_merge(d, &delayacct_uapi_cpu, READ_ONCE(si->pcount),
+			READ_ONCE(si->run_delay), READ_ONCE(si->max_run_delay),
+			READ_ONCE(si->min_run_delay),
+			READ_ONCE(si->max_run_delay_ts));
+	if (!di)
+		return 0;
+
+	raw_spin_lock_irqsave(&di->lock, flags);
+	for (c = 0; c < DELAYACCT_NR_CLASSES; c++)
+		delayacct_merge(d, &delayacct_uapi[c], di->count[c],
+				di->total[c], di->max[c], di->min[c],
+				di->max_ts[c]);
+	raw_spin_unlock_irqrestore(&di->lock, flags);
+	return 0;
+}
+
+/**
+ * __delayacct_blkio_ticks() - block I/O delay of @tsk in clock ticks.
+ * @tsk: a task with delay counters
+ *
+ * Return: the total, for the delayacct_blkio_ticks field of /proc/PID/stat.
+ */
+__u64 __delayacct_blkio_ticks(struct task_struct *tsk)
+{
+	unsigned long flags;
+	u64 ns;
+
+	raw_spin_lock_irqsave(&tsk->delays->lock, flags);
+	ns = tsk->delays->total[DELAYACCT_BLKIO];
+	raw_spin_unlock_irqrestore(&tsk->delays->lock, flags);
+	return nsec_to_clock_t(ns);
+}
