@@ -1,0 +1,716 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * taskstats: per-task accounting records over generic netlink.
+ *
+ * The model. A record is a struct taskstats describing one task (AGGR_PID)
+ * or one thread group (AGGR_TGID). Three collectors fill it: basic and
+ * extended accounting (tsacct.c) and delay accounting (delayacct.c). A
+ * record reaches user space in two ways:
+ *
+ *  - on request: TASKSTATS_CMD_GET with a PID or TGID attribute is answered
+ *    with one TASKSTATS_CMD_NEW message holding one record;
+ *  - on exit: a task exiting on CPU n sends a record to every listener
+ *    registered for CPU n (REGISTER_CPUMASK), plus a record of its whole
+ *    thread group when it is the last thread of a multi-threaded group.
+ *
+ * A thread group's record is the sum over its live threads plus the sum
+ * over its threads that already exited. The latter is kept in
+ * signal->stats, allocated when the first thread of a multi-threaded group
+ * exits.
+ *
+ * Every request is handled in four steps, kept apart on purpose: parse the
+ * attributes, collect the stats into a struct taskstats, size the reply,
+ * fill the reply. Collection knows nothing of netlink; serialisation
+ * knows nothing of tasks.
+ *
+ * The same family also answers CGROUPSTATS_CMD_GET with counts of the
+ * tasks of a cgroup by state.
+ *
+ * Cost on the exit path: with no listener on the exiting CPU and a
+ * single-threaded process, taskstats_exit() is a pointer load and a
+ * list_empty() check. A multi-threaded group additionally folds the
+ * exiting thread into signal->stats under siglock. With listeners, the
+ * record is collected once and the message cloned per listener.
+ *
+ * Permissions: GET and the listener commands need CAP_NET_ADMIN (the
+ * records of other users' tasks leak timing, see CVE-2011-2494);
+ * cgroupstats does not. Listeners are only accepted from the initial user
+ * and pid namespaces, and exit records carry ids of the initial
+ * namespaces.
+ */
+#include <linux/acct.h>
+#include <linux/cgroup.h>
+#include <linux/cgroupstats.h>
+#include <linux/cpumask.h>
+#include <linux/delayacct.h>
+#include <linux/file.h>
+#include <linux/fs.h>
+#include <linux/kernel.h>
+#include <linux/percpu.h>
+#include <linux/pid_namespace.h>
+#include <linux/rwsem.h>
+#include <linux/sched/cputime.h>
+#include <linux/slab.h>
+#include <linux/taskstats_kern.h>
+#include <linux/tsacct_kern.h>
+#include <linux/user_namespace.h>
+#include <net/genetlink.h>
+
+/*
+ * The ABI, pinned: every field at the offset clients were built with.
+ * Fields are only ever appended; a change that moves one does not build.
+ */
+#define TS_ABI(field, off) static_assert(offsetof(struct taskstats, field) == (off))
+
+TS_ABI(version, 0);
+TS_ABI(ac_exitcode, 4);
+TS_ABI(ac_flag, 8);
+TS_ABI(ac_nice, 9);
+TS_ABI(cpu_count, 16);
+TS_ABI(cpu_delay_total, 24);
+TS_ABI(blkio_count, 32);
+TS_ABI(blkio_delay_total, 40);
+TS_ABI(swapin_count, 48);
+TS_ABI(swapin_delay_total, 56);
+TS_ABI(cpu_run_real_total, 64);
+TS_ABI(cpu_run_virtual_total, 72);
+TS_ABI(ac_comm, 80);
+TS_ABI(ac_sched, 112);
+TS_ABI(ac_pad, 113);
+TS_ABI(ac_uid, 120);
+TS_ABI(ac_gid, 124);
+TS_ABI(ac_pid, 128);
+TS_ABI(ac_ppid, 132);
+TS_ABI(ac_btime, 136);
+TS_ABI(ac_etime, 144);
+TS_ABI(ac_utime, 152);
+TS_ABI(ac_stime, 160);
+TS_ABI(ac_minflt, 168);
+TS_ABI(ac_majflt, 176);
+TS_ABI(coremem, 184);
+TS_ABI(virtmem, 192);
+TS_ABI(hiwater_rss, 200);
+TS_ABI(hiwater_vm, 208);
+TS_ABI(read_char, 216);
+TS_ABI(write_char, 224);
+TS_ABI(read_syscalls, 232);
+TS_ABI(write_syscalls, 240);
+TS_ABI(read_bytes, 248);
+TS_ABI(write_bytes, 256);
+TS_ABI(cancelled_write_bytes, 264);
+TS_ABI(nvcsw, 272);
+TS_ABI(nivcsw, 280);
+TS_ABI(ac_utimescaled, 288);
+TS_ABI(ac_stimescaled, 296);
+TS_ABI(cpu_scaled_run_real_total, 304);
+TS_ABI(freepages_count, 312);
+TS_ABI(freepages_delay_total, 320);
+TS_ABI(thrashing_count, 328);
+TS_ABI(thrashing_delay_total, 336);
+TS_ABI(ac_btime64, 344);
+TS_ABI(compact_count, 352);
+TS_ABI(compact_delay_total, 360);
+TS_ABI(ac_tgid, 368);
+TS_ABI(ac_tgetime, 376);
+TS_ABI(ac_exe_dev, 384);
+TS_ABI(ac_exe_inode, 392);
+TS_ABI(wpcopy_count, 400);
+TS_ABI(wpcopy_delay_total, 408);
+TS_ABI(irq_count, 416);
+TS_ABI(irq_delay_total, 424);
+TS_ABI(cpu_delay_max, 432);
+TS_ABI(cpu_delay_min, 440);
+TS_ABI(blkio_delay_max, 448);
+TS_ABI(blkio_delay_min, 456);
+TS_ABI(swapin_delay_max, 464);
+TS_ABI(swapin_delay_min, 472);
+TS_ABI(freepages_delay_max, 480);
+TS_ABI(freepages_delay_min, 488);
+TS_ABI(thrashing_delay_max, 496);
+TS_ABI(thrashing_delay_min, 504);
+TS_ABI(compact_delay_max, 512);
+TS_ABI(compact_delay_min, 520);
+TS_ABI(wpcopy_delay_max, 528);
+TS_ABI(wpcopy_delay_min, 536);
+TS_ABI(irq_delay_max, 544);
+TS_ABI(irq_delay_min, 552);
+TS_ABI(cpu_delay_max_ts, 560);
+TS_ABI(blkio_delay_max_ts, 576);
+TS_ABI(swapin_delay_max_ts, 592);
+TS_ABI(freepages_delay_max_ts, 608);
+TS_ABI(thrashing_delay_max_ts, 624);
+TS_ABI(compact_delay_max_ts, 640);
+TS_ABI(wpcopy_delay_max_ts, 656);
+TS_ABI(irq_delay_max_ts, 672);
+static_assert(sizeof(struct taskstats) == 688);
+static_assert(TASKSTATS_VERSION == 17);
+
+/* Longest cpulist accepted by REGISTER/DEREGISTER_CPUMASK. */
+#define TASKSTATS_CPUMASK_MAXLEN	(100 + 6 * NR_CPUS)
+
+struct kmem_cache *taskstats_cache;
+static bool family_registered __read_mostly;
+static struct genl_family family;
+
+/* Exit records carry a per-CPU sequence number in the netlink header. */
+static DEFINE_PER_CPU(u32, taskstats_seqnum);
+
+/* ------------------------------------------------------------ listeners */
+
+struct listener {
+	struct list_head list;
+	u32 portid;
+	bool valid;		/* false once its socket refused a record */
+};
+
+struct listener_list {
+	struct rw_semaphore sem;
+	struct list_head list;
+};
+
+static DEFINE_PER_CPU(struct listener_list, listener_array);
+
+static struct listener *listener_find(struct listener_list *l, u32 portid)
+{
+	struct listener *s;
+
+	list_for_each_entry(s, &l->list, list)
+		if (s->portid == portid && s->valid)
+			return s;
+	return NULL;
+}
+
+static void listener_del(int cpu, u32 portid)
+{
+	struct listener_list *l = &per_cpu(listener_array, cpu);
+	struct listener *s, *tmp;
+
+	down_write(&l->sem);
+	list_for_each_entry_safe(s, tmp, &l->list, list) {
+		if (s->portid == portid) {
+			list_del(&s->list);
+			kfree(s);
+			break;
+		}
+	}
+	up_write(&l->sem);
+}
+
+/* Adds @portid to the listeners of each CPU of @mask; idempotent. */
+static int listeners_add(const struct cpumask *mask, u32 portid)
+{
+	unsigned int cpu;
+
+	for_each_cpu(cpu, mask) {
+		struct listener_list *l = &per_cpu(listener_array, cpu);
+		struct listener *s;
+
+		s = kmalloc_node(sizeof(*s), GFP_KERNEL, cpu_to_node(cpu));
+		if (!s)
+			goto undo;
+		s->portid = portid;
+		s->valid = true;
+		down_write(&l->sem);
+		if (listener_find(l, portid))
+			kfree(s);
+		else
+			list_add(&s->list, &l->list);
+		up_write(&l->sem);
+	}
+	return 0;
+undo:
+	for_each_cpu(cpu, mask)
+		listener_del(cpu, portid);
+	return -ENOMEM;
+}
+
+static void listeners_del(const struct cpumask *mask, u32 portid)
+{
+	unsigned int cpu;
+
+	for_each_cpu(cpu, mask)
+		listener_del(cpu, portid);
+}
+
+/* Drops the listeners whose socket went away. */
+static void listeners_prune(struct listener_list *l)
+{
+	struct listener *s, *tmp;
+
+	down_write(&l->sem);
+	list_for_each_entry_safe(s, tmp, &l->list, list) {
+		if (!s->valid) {
+			list_del(&s->list);
+			kfree(s);
+		}
+	}
+	up_write(&l->sem);
+}
+
+/* ----------------------------------------------------------- collectors */
+
+static void exe_add_tsk(struct taskstats *stats, struct task_struct *tsk)
+{
+	struct file *exe_file = get_task_exe_file(tsk);
+
+	if (!exe_file)
+		return;
+	stats->ac_exe_dev = huge_encode_dev(exe_file->f_inode->i_sb->s_dev);
+	stats->ac_exe_inode = exe_file->f_inode->i_ino;
+	fput(exe_file);
+}
+
+/* Everything we know about one task, ids as seen from @user_ns/@pid_ns. */
+static void collect_task(struct taskstats *stats, struct task_struct *tsk,
+			 struct user_namespace *user_ns,
+			 struct pid_namespace *pid_ns)
+{
+	memset(stats, 0, sizeof(*stats));
+	stats->version = TASKSTATS_VERSION;
+	delayacct_add_tsk(stats, tsk);
+	bacct_add_tsk(user_ns, pid_ns, stats, tsk);
+	stats->nvcsw = tsk->nvcsw;
+	stats->nivcsw = tsk->nivcsw;
+	xacct_add_tsk(stats, tsk);
+	exe_add_tsk(stats, tsk);
+}
+
+static int collect_pid(u32 pid, struct taskstats *stats)
+{
+	struct task_struct *tsk = find_get_task_by_vpid(pid);
+
+	if (!tsk)
+		return -ESRCH;
+	collect_task(stats, tsk, current_user_ns(), task_active_pid_ns(current));
+	put_task_struct(tsk);
+	return 0;
+}
+
+/*
+ * What a thread contributes to its group's record: delays and run times,
+ * elapsed time, CPU time and context switches. Other fields of a group
+ * record stay zero.
+ */
+static void group_add_thread(struct taskstats *stats, struct task_struct *tsk,
+			     u64 now_ns)
+{
+	u64 utime, stime;
+
+	delayacct_add_tsk(stats, tsk);
+	stats->ac_etime += div_u64(now_ns - tsk->start_time, NSEC_PER_USEC);
+	task_cputime(tsk, &utime, &stime);
+	stats->ac_utime += div_u64(utime, NSEC_PER_USEC);
+	stats->ac_stime += div_u64(stime, NSEC_PER_USEC);
+	stats->nvcsw += tsk->nvcsw;
+	stats->nivcsw += tsk->nivcsw;
+}
+
+static int collect_tgid(u32 tgid, struct taskstats *stats)
+{
+	struct task_struct *leader, *t;
+	unsigned long flags;
+	int ret = -ESRCH;
+	u64 now_ns;
+
+	memset(stats, 0, sizeof(*stats));
+	rcu_read_lock();
+	leader = find_task_by_vpid(tgid);
+	if (leader && lock_task_sighand(leader, &flags)) {
+		if (leader->signal->stats)
+			memcpy(stats, leader->signal->stats, sizeof(*stats));
+		now_ns = ktime_get_ns();
+		/* Exited threads, a zombie leader included, are in signal->stats. */
+		for_each_thread(leader, t)
+			if (!t->exit_state)
+				group_add_thread(stats, t, now_ns);
+		unlock_task_sighand(leader, &flags);
+		ret = 0;
+	}
+	rcu_read_unlock();
+	stats->version = TASKSTATS_VERSION;
+	return ret;
+}
+
+/* ------------------------------------------------------------ serialise */
+
+/* One record as it goes on the wire: AGGR_{PID,TGID}{ {PID,TGID}, STATS }. */
+struct ts_record {
+	int id_type;		/* TASKSTATS_TYPE_PID or TASKSTATS_TYPE_TGID */
+	u32 id;
+	const struct taskstats *stats;
+};
+
+/* Room for one record, including the pad that aligns STATS to 8 bytes. */
+static size_t record_size(void)
+{
+	return nla_total_size(0) +			/* the AGGR nest */
+	       nla_total_size(sizeof(u32)) +		/* PID or TGID */
+	       nla_total_size_64bit(sizeof(struct taskstats));
+}
+
+static int record_fill(struct sk_buff *skb, const struct ts_record *rec)
+{
+	int aggr = rec->id_type == TASKSTATS_TYPE_PID ?
+		   TASKSTATS_TYPE_AGGR_PID : TASKSTATS_TYPE_AGGR_TGID;
+	struct nlattr *nest, *na;
+
+	nest = nla_nest_start_noflag(skb, aggr);
+	if (!nest)
+		return -EMSGSIZE;
+	if (nla_put_u32(skb, rec->id_type, rec->id))
+		goto cancel;
+	na = nla_reserve_64bit(skb, TASKSTATS_TYPE_STATS, sizeof(*rec->stats),
+			       TASKSTATS_TYPE_NULL);
+	if (!na)
+		goto cancel;
+	memcpy(nla_data(na), rec->stats, sizeof(*rec->stats));
+	nla_nest_end(skb, nest);
+	return 0;
+cancel:
+	nla_nest_cancel(skb, nest);
+	return -EMSGSIZE;
+}
+
+/*
+ * A message with @n records: the answer to @info, or (@info NULL) an exit
+ * event stamped with this CPU's sequence number.
+ */
+static struct sk_buff *records_msg(struct genl_info *info,
+				   const struct ts_record *recs, int n)
+{
+	struct sk_buff *skb = genlmsg_new(n * record_size(), GFP_KERNEL);
+	void *hdr;
+	int i;
+
+	if (!skb)
+		return NULL;
+	if (info)
+		hdr = genlmsg_put_reply(skb, info, &family, 0, TASKSTATS_CMD_NEW);
+	else
+		hdr = genlmsg_put(skb, 0, this_cpu_inc_return(taskstats_seqnum) - 1,
+				  &family, 0, TASKSTATS_CMD_NEW);
+	if (!hdr)
+		goto fail;
+	for (i = 0; i < n; i++)
+		if (record_fill(skb, &recs[i]))
+			goto fail;
+	genlmsg_end(skb, hdr);
+	return skb;
+fail:
+	nlmsg_free(skb);
+	return NULL;
+}
+
+/* ------------------------------------------------------------- requests */
+
+/* GET of one task (PID) or one thread group (TGID). */
+static int cmd_get_stats(struct genl_info *info, int id_type, u32 id)
+{
+	struct ts_record rec = { .id_type = id_type, .id = id };
+	struct taskstats *stats;
+	struct sk_buff *skb;
+	int ret;
+
+	stats = kmem_cache_alloc(taskstats_cache, GFP_KERNEL);
+	if (!stats)
+		return -ENOMEM;
+	if (id_type == TASKSTATS_TYPE_PID)
+		ret = collect_pid(id, stats);
+	else
+		ret = collect_tgid(id, stats);
+	if (ret)
+		goto out;
+	rec.stats = stats;
+	skb = records_msg(info, &rec, 1);
+	ret = skb ? genlmsg_reply(skb, info) : -ENOMEM;
+out:
+	kmem_cache_free(taskstats_cache, stats);
+	return ret;
+}
+
+/* Parses a cpulist attribute into @mask. */
+static int parse_cpumask(const struct nlattr *na, struct cpumask *mask)
+{
+	char *data;
+	int ret;
+
+	if (nla_len(na) > TASKSTATS_CPUMASK_MAXLEN)
+		return -E2BIG;
+	if (nla_len(na) < 1)
+		return -EINVAL;
+	data = nla_strdup(na, GFP_KERNEL);
+	if (!data)
+		return -ENOMEM;
+	ret = cpulist_parse(data, mask);
+	kfree(data);
+	if (ret)
+		return ret;
+	if (!cpumask_subset(mask, cpu_possible_mask))
+		return -EINVAL;
+	return 0;
+}
+
+/* REGISTER_CPUMASK and DEREGISTER_CPUMASK. */
+static int cmd_listener(struct genl_info *info, const struct nlattr *na,
+			bool add)
+{
+	cpumask_var_t mask;
+	int ret;
+
+	if (!alloc_cpumask_var(&mask, GFP_KERNEL))
+		return -ENOMEM;
+	ret = parse_cpumask(na, mask);
+	if (ret)
+		goto out;
+	/* Exit records carry initial-namespace ids: keep them there. */
+	if (current_user_ns() != &init_user_ns ||
+	    task_active_pid_ns(current) != &init_pid_ns) {
+		ret = -EINVAL;
+		goto out;
+	}
+	if (add)
+		ret = listeners_add(mask, info->snd_portid);
+	else
+		listeners_del(mask, info->snd_portid);
+out:
+	free_cpumask_var(mask);
+	return ret;
+}
+
+/* One request, one action: the first attribute present in this order wins. */
+static int taskstats_user_cmd(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nlattr **attrs = info->attrs;
+
+	if (attrs[TASKSTATS_CMD_ATTR_REGISTER_CPUMASK])
+		return cmd_listener(info, attrs[TASKSTATS_CMD_ATTR_REGISTER_CPUMASK],
+				    true);
+	if (attrs[TASKSTATS_CMD_ATTR_DEREGISTER_CPUMASK])
+		return cmd_listener(info, attrs[TASKSTATS_CMD_ATTR_DEREGISTER_CPUMASK],
+				    false);
+	if (attrs[TASKSTATS_CMD_ATTR_PID])
+		return cmd_get_stats(info, TASKSTATS_TYPE_PID,
+				     nla_get_u32(attrs[TASKSTATS_CMD_ATTR_PID]));
+	if (attrs[TASKSTATS_CMD_ATTR_TGID])
+		return cmd_get_stats(info, TASKSTATS_TYPE_TGID,
+				     nla_get_u32(attrs[TASKSTATS_CMD_ATTR_TGID]));
+	return -EINVAL;
+}
+
+static int cgroupstats_user_cmd(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nlattr *na = info->attrs[CGROUPSTATS_CMD_ATTR_FD];
+	struct cgroupstats stats = {};
+	struct sk_buff *rep;
+	void *hdr;
+	int ret;
+
+	if (!na)
+		return -EINVAL;
+	CLASS(fd, f)(nla_get_u32(na));
+	/* A closed fd is answered with nothing at all, as it always was. */
+	if (fd_empty(f))
+		return 0;
+	ret = cgroupstats_build(&stats, fd_file(f)->f_path.dentry);
+	if (ret < 0)
+		return ret;
+
+	rep = genlmsg_new(nla_total_size(sizeof(stats)), GFP_KERNEL);
+	if (!rep)
+		return -ENOMEM;
+	hdr = genlmsg_put_reply(rep, info, &family, 0, CGROUPSTATS_CMD_NEW);
+	if (!hdr || nla_put(rep, CGROUPSTATS_TYPE_CGROUP_STATS, sizeof(stats),
+			    &stats)) {
+		nlmsg_free(rep);
+		return -EMSGSIZE;
+	}
+	genlmsg_end(rep, hdr);
+	return genlmsg_reply(rep, info);
+}
+
+/* ------------------------------------------------------------ exit path */
+
+/*
+ * signal->stats of a multi-threaded group, allocated on first use; NULL
+ * for a single-threaded one (or if the allocation failed, which only
+ * costs the group's exit record).
+ */
+static struct taskstats *group_stats(struct task_struct *tsk)
+{
+	struct signal_struct *sig = tsk->signal;
+	struct taskstats *stats, *new;
+	unsigned long flags;
+
+	/* Pairs with smp_store_release() below. */
+	stats = smp_load_acquire(&sig->stats);
+	if (stats || thread_group_empty(tsk))
+		return stats;
+
+	new = kmem_cache_zalloc(taskstats_cache, GFP_KERNEL);
+	/* @tsk is current, in do_exit(): its sighand is still there. */
+	if (lock_task_sighand(tsk, &flags)) {
+		stats = sig->stats;
+		if (!stats) {
+			/* Publishes the zeroed record to lockless readers. */
+			smp_store_release(&sig->stats, new);
+			stats = new;
+			new = NULL;
+		}
+		unlock_task_sighand(tsk, &flags);
+	}
+	if (new)
+		kmem_cache_free(taskstats_cache, new);
+	return stats;
+}
+
+/* Folds the exiting thread into its group's record of exited threads. */
+static void group_fold_exit(struct task_struct *tsk, struct taskstats *group)
+{
+	unsigned long flags;
+
+	if (lock_task_sighand(tsk, &flags)) {
+		group_add_thread(group, tsk, ktime_get_ns());
+		unlock_task_sighand(tsk, &flags);
+	}
+}
+
+/* Unicasts @skb to every listener of @l; consumes @skb. */
+static void send_to_listeners(struct sk_buff *skb, struct listener_list *l)
+{
+	struct sk_buff *cur = skb, *next;
+	bool stale = false;
+	struct listener *s;
+
+	down_read(&l->sem);
+	list_for_each_entry(s, &l->list, list) {
+		next = NULL;
+		if (!list_is_last(&s->list, &l->list)) {
+			next = skb_clone(cur, GFP_KERNEL);
+			if (!next)
+				break;
+		}
+		if (genlmsg_unicast(&init_net, cur, s->portid) == -ECONNREFUSED) {
+			s->valid = false;
+			stale = true;
+		}
+		cur = next;
+	}
+	up_read(&l->sem);
+	if (cur)
+		nlmsg_free(cur);
+	if (stale)
+		listeners_prune(l);
+}
+
+/**
+ * taskstats_exit() - account an exiting task and tell the listeners.
+ * @tsk: the exiting task (current)
+ * @group_dead: whether @tsk is the last live thread of its group
+ */
+void taskstats_exit(struct task_struct *tsk, int group_dead)
+{
+	struct ts_record recs[2];
+	struct listener_list *l;
+	struct taskstats *group, *stats;
+	struct sk_buff *skb;
+	int n = 1;
+
+	if (!family_registered)
+		return;
+
+	group = group_stats(tsk);
+	if (group)
+		group_fold_exit(tsk, group);
+
+	l = raw_cpu_ptr(&listener_array);
+	if (list_empty(&l->list))
+		return;
+
+	stats = kmem_cache_alloc(taskstats_cache, GFP_KERNEL);
+	if (!stats)
+		return;
+	collect_task(stats, tsk, &init_user_ns, &init_pid_ns);
+	if (group_dead)
+		stats->ac_flag |= AGROUP;
+	recs[0] = (struct ts_record){ TASKSTATS_TYPE_PID,
+				      task_pid_nr_ns(tsk, &init_pid_ns), stats };
+	if (group && group_dead) {
+		group->version = TASKSTATS_VERSION;
+		recs[n++] = (struct ts_record){ TASKSTATS_TYPE_TGID,
+						task_tgid_nr_ns(tsk, &init_pid_ns),
+						group };
+	}
+	skb = records_msg(NULL, recs, n);
+	kmem_cache_free(taskstats_cache, stats);
+	if (skb)
+		send_to_listeners(skb, l);
+}
+
+/* --------------------------------------------------------------- family */
+
+static const struct nla_policy taskstats_cmd_get_policy[] = {
+	[TASKSTATS_CMD_ATTR_PID]		= { .type = NLA_U32 },
+	[TASKSTATS_CMD_ATTR_TGID]		= { .type = NLA_U32 },
+	[TASKSTATS_CMD_ATTR_REGISTER_CPUMASK]	= { .type = NLA_STRING },
+	[TASKSTATS_CMD_ATTR_DEREGISTER_CPUMASK]	= { .type = NLA_STRING },
+};
+
+static const struct nla_policy cgroupstats_cmd_get_policy[] = {
+	[CGROUPSTATS_CMD_ATTR_FD] = { .type = NLA_U32 },
+};
+
+/* Liberal validation, as clients built since 2006 expect. */
+static const struct genl_ops taskstats_ops[] = {
+	{
+		.cmd		= TASKSTATS_CMD_GET,
+		.validate	= GENL_DONT_VALIDATE_STRICT | GENL_DONT_VALIDATE_DUMP,
+		.doit		= taskstats_user_cmd,
+		.policy		= taskstats_cmd_get_policy,
+		.maxattr	= ARRAY_SIZE(taskstats_cmd_get_policy) - 1,
+		.flags		= GENL_ADMIN_PERM,
+	},
+	{
+		.cmd		= CGROUPSTATS_CMD_GET,
+		.validate	= GENL_DONT_VALIDATE_STRICT | GENL_DONT_VALIDATE_DUMP,
+		.doit		= cgroupstats_user_cmd,
+		.policy		= cgroupstats_cmd_get_policy,
+		.maxattr	= ARRAY_SIZE(cgroupstats_cmd_get_policy) - 1,
+	},
+};
+
+static struct genl_family family __ro_after_init = {
+	.name		= TASKSTATS_GENL_NAME,
+	.version	= TASKSTATS_GENL_VERSION,
+	.module		= THIS_MODULE,
+	.ops		= taskstats_ops,
+	.n_ops		= ARRAY_SIZE(taskstats_ops),
+	.resv_start_op	= CGROUPSTATS_CMD_GET + 1,
+	.netnsok	= true,
+};
+
+/**
+ * taskstats_init_early() - set up what exits need before initcalls run.
+ */
+void __init taskstats_init_early(void)
+{
+	unsigned int cpu;
+
+	taskstats_cache = KMEM_CACHE(taskstats, SLAB_PANIC);
+	for_each_possible_cpu(cpu) {
+		INIT_LIST_HEAD(&per_cpu(listener_array, cpu).list);
+		init_rwsem(&per_cpu(listener_array, cpu).sem);
+	}
+}
+
+/* Late, so that every collector is ready before the first request. */
+static int __init taskstats_init(void)
+{
+	int ret = genl_register_family(&family);
+
+	if (ret)
+		return ret;
+	family_registered = true;
+	pr_info("registered taskstats version %d\n", TASKSTATS_GENL_VERSION);
+	return 0;
+}
+late_initcall(taskstats_init);
