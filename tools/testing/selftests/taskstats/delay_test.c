@@ -1,0 +1,524 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Delay accounting, one class per test, each provoked by a workload that
+ * must cause it. Delay accounting is switched on (kernel.task_delayacct)
+ * before the measured child is forked, because a task only gets its delay
+ * record at fork (delayacct_tsk_init()) when accounting is on. For every
+ * class: count > 0 and total > 0; from version 16 on, min <= average <=
+ * max; from version 17 on, the time of the maximum lies inside the test's
+ * own CLOCK_REALTIME window.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/swap.h>
+#include <sys/wait.h>
+
+#include "../kselftest_harness.h"
+#include "tsnl.h"
+
+#define PAGE		4096
+#define DELAYACCT	"/proc/sys/kernel/task_delayacct"
+
+static uint64_t now_ns(clockid_t clk)
+{
+	struct timespec t;
+
+	clock_gettime(clk, &t);
+	return t.tv_sec * 1000000000ULL + t.tv_nsec;
+}
+
+FIXTURE(delay) {
+	int fd;
+	uint16_t family;
+	char cpus[256];
+	char old_delayacct[16];
+	char cgroup[400];		/* created memory cgroup, if any */
+	char subtree[480];		/* subtree_control we added +memory to */
+	char swapdev[256];		/* swap device we enabled */
+	char file[256];			/* scratch file we created */
+	uint64_t t0;			/* CLOCK_REALTIME before the workload */
+	char buf[TSNL_BUF_SIZE];
+};
+
+FIXTURE_SETUP(delay)
+{
+	self->fd = tsnl_open();
+	ASSERT_LE(0, self->fd);
+	if (tsnl_family(self->fd, TASKSTATS_GENL_NAME, &self->family))
+		SKIP(return, "no TASKSTATS family");
+	ts_possible_cpus(self->cpus, sizeof(self->cpus));
+	ASSERT_EQ(0, tsnl_cpumask(self->fd, self->family,
+				  TASKSTATS_CMD_ATTR_REGISTER_CPUMASK, self->cpus));
+	if (ts_read_file(DELAYACCT, self->old_delayacct, sizeof(self->old_delayacct)) < 0)
+		SKIP(return, "no %s: kernel without CONFIG_TASK_DELAY_ACCT", DELAYACCT);
+	ASSERT_EQ(0, ts_write_file(DELAYACCT, "1"));
+	self->t0 = now_ns(CLOCK_REALTIME);
+}
+
+FIXTURE_TEARDOWN(delay)
+{
+	if (self->old_delayacct[0])
+		ts_write_file(DELAYACCT, self->old_delayacct);
+	if (self->swapdev[0])
+		swapoff(self->swapdev);
+	if (self->cgroup[0])
+		rmdir(self->cgroup);
+	if (self->subtree[0])
+		ts_write_file(self->subtree, "-memory");
+	if (self->file[0])
+		unlink(self->file);
+	close(self->fd);
+}
+
+struct found {
+	pid_t pid;
+	bool seen;
+	struct taskstats ts;
+};
+
+static void match_pid(const struct tsnl_exit *e, void *arg)
+{
+	struct found *f = arg;
+
+	if (e->have_pid && e->pid == (uint32_t)f->pid) {
+		f->seen = true;
+		f->ts = e->pid_ts;
+	}
+}
+
+/* Runs @fn in a child, returns 0 with its exit record if it exited 0. */
+static int run_child(int nl, void (*fn)(void *), void *arg, struct taskstats *ts)
+{
+	struct found f = { 0 };
+	int status;
+
+	f.pid = fork();
+	if (f.pid < 0)
+		return -1;
+	if (f.pid == 0) {
+		fn(arg);
+		_exit(0);
+	}
+	if (waitpid(f.pid, &status, 0) != f.pid || status)
+		return -1;
+	tsnl_drain(nl, match_pid, &f);
+	if (!f.seen)
+		return -1;
+	*ts = f.ts;
+	return 0;
+}
+
+/* Checks class @cls of the struct taskstats named ts in the caller. */
+#define CHECK_CLASS(cls) check_class(_metadata, self, #cls, ts.version,	\
+	ts.cls##_count, ts.cls##_delay_total, ts.cls##_delay_min,		\
+	ts.cls##_delay_max, &ts.cls##_delay_max_ts)
+
+static void check_class(struct __test_metadata *_metadata, struct _test_data_delay *self,
+			const char *cls, int version, uint64_t count, uint64_t total,
+			uint64_t min, uint64_t max, const struct __kernel_timespec *ts)
+{
+	uint64_t t1 = now_ns(CLOCK_REALTIME), at;
+
+	TH_LOG("%s: count %llu total %llu min %llu max %llu (version %d)", cls,
+	       (unsigned long long)count, (unsigned long long)total,
+	       (unsigned long long)min, (unsigned long long)max, version);
+	EXPECT_LT(0ULL, count);
+	EXPECT_LT(0ULL, total);
+	if (version < 16 || !count)
+		return;
+	EXPECT_LE(min, total / count);
+	EXPECT_GE(max, total / count);
+	EXPECT_LE(max, total);
+	if (version < 17)
+		return;
+	at = ts->tv_sec * 1000000000ULL + ts->tv_nsec;
+	EXPECT_LE(self->t0, at);
+	EXPECT_GE(t1, at);
+}
+
+static void pin(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	sched_setaffinity(0, sizeof(set), &set);
+}
+
+static void spin(void *arg)
+{
+	uint64_t end = now_ns(CLOCK_MONOTONIC) + (long)arg * 1000000ULL;
+
+	pin(0);
+	while (now_ns(CLOCK_MONOTONIC) < end)
+		;
+}
+
+TEST_F_TIMEOUT(delay, two_spinners_on_one_cpu_wait_for_it_half_the_time, 60)
+{
+	struct taskstats ts;
+	pid_t rival;
+	uint64_t wall;
+
+	rival = fork();
+	ASSERT_LE(0, rival);
+	if (rival == 0) {
+		spin((void *)600L);
+		_exit(0);
+	}
+	ASSERT_EQ(0, run_child(self->fd, spin, (void *)400L, &ts));
+	kill(rival, SIGKILL);
+	waitpid(rival, NULL, 0);
+	wall = ts.ac_etime * 1000;
+	TH_LOG("etime %llu ns, cpu delay %llu ns", (unsigned long long)wall,
+	       (unsigned long long)ts.cpu_delay_total);
+	CHECK_CLASS(cpu);
+	/* Sharing one CPU fairly: about half the life spent runnable-waiting. */
+	EXPECT_LE(wall / 5, ts.cpu_delay_total);
+	EXPECT_GE(wall * 4 / 5, ts.cpu_delay_total);
+	EXPECT_LT(0ULL, ts.cpu_run_virtual_total);
+}
+
+static void direct_reads(void *arg)
+{
+	const char *path = arg;
+	void *buf;
+	int fd = open(path, O_RDONLY | O_DIRECT);
+
+	if (fd < 0 || posix_memalign(&buf, PAGE, PAGE))
+		_exit(5);
+	for (int i = 0; i < 64; i++)
+		if (pread(fd, buf, PAGE, (off_t)i * PAGE * 3) != PAGE)
+			_exit(6);
+	close(fd);
+}
+
+static int make_file(struct _test_data_delay *self, const char *name, size_t size)
+{
+	const char *dir = getenv("RIG_SCRATCH");
+	int fd, err = 0;
+
+	if (!dir)
+		return -ENOENT;
+	snprintf(self->file, sizeof(self->file), "%s/%s", dir, name);
+	fd = open(self->file, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	if (fd < 0)
+		return -errno;
+	memset(self->buf, 0x77, sizeof(self->buf));
+	for (size_t done = 0; done < size && !err; done += sizeof(self->buf))
+		if (write(fd, self->buf, sizeof(self->buf)) != sizeof(self->buf))
+			err = -EIO;
+	if (!err && fsync(fd))
+		err = -errno;
+	posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+	close(fd);
+	return err;
+}
+
+TEST_F_TIMEOUT(delay, direct_reads_from_disk_wait_in_blkio, 60)
+{
+	struct taskstats ts;
+
+	if (make_file(self, "ts-blkio", 1 << 20) == -ENOENT)
+		SKIP(return, "RIG_SCRATCH not set: no scratch file system");
+	self->t0 = now_ns(CLOCK_REALTIME);
+	ASSERT_EQ(0, run_child(self->fd, direct_reads, self->file, &ts));
+	CHECK_CLASS(blkio);
+}
+
+#define COW_PAGES	256
+
+/* Touches pages, forks a holder of them, then writes: one COW copy each. */
+static void cow_after_fork(void *arg)
+{
+	char *p = mmap(NULL, COW_PAGES * PAGE, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	pid_t holder;
+
+	if (p == MAP_FAILED)
+		_exit(5);
+	madvise(p, COW_PAGES * PAGE, MADV_NOHUGEPAGE);
+	memset(p, 1, COW_PAGES * PAGE);
+	holder = fork();
+	if (holder == 0) {
+		pause();
+		_exit(0);
+	}
+	for (int i = 0; i < COW_PAGES; i++)
+		p[i * PAGE] = 2;
+	kill(holder, SIGKILL);
+	waitpid(holder, NULL, 0);
+}
+
+TEST_F(delay, writing_pages_shared_with_a_fork_waits_in_wpcopy)
+{
+	struct taskstats ts;
+
+	ASSERT_EQ(0, run_child(self->fd, cow_after_fork, NULL, &ts));
+	CHECK_CLASS(wpcopy);
+	EXPECT_LE((uint64_t)COW_PAGES, ts.wpcopy_count);
+}
+
+static void spin_and_read(void *arg)
+{
+	spin((void *)300L);
+}
+
+TEST_F(delay, a_running_task_loses_time_to_interrupts_in_irq)
+{
+	struct taskstats ts;
+
+	ASSERT_EQ(0, run_child(self->fd, spin_and_read, NULL, &ts));
+	if (!ts.irq_count && !ts.irq_delay_total)
+		SKIP(return, "no IRQ time charged: IRQ time accounting is off");
+	CHECK_CLASS(irq);
+}
+
+/* Finds a cgroup2 mount whose root offers the memory controller. */
+static int memcg_root(char *root, int size)
+{
+	char buf[8192], path[300], *line, *save = NULL;
+
+	if (ts_read_file("/proc/mounts", buf, sizeof(buf)) < 0)
+		return -1;
+	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char dev[64], dir[256], type[32], ctl[256];
+
+		if (sscanf(line, "%63s %255s %31s", dev, dir, type) != 3 ||
+		    strcmp(type, "cgroup2"))
+			continue;
+		snprintf(path, sizeof(path), "%s/cgroup.controllers", dir);
+		if (ts_read_file(path, ctl, sizeof(ctl)) < 0 || !strstr(ctl, "memory"))
+			continue;
+		snprintf(root, size, "%s", dir);
+		return 0;
+	}
+	return -1;
+}
+
+/* Creates a memory cgroup limited to @max bytes; the child joins it. */
+static int make_memcg(struct _test_data_delay *self, const char *max)
+{
+	char root[256], path[480], ctl[256];
+
+	if (memcg_root(root, sizeof(root)))
+		return -ENOENT;
+	snprintf(path, sizeof(path), "%s/cgroup.subtree_control", root);
+	if (ts_read_file(path, ctl, sizeof(ctl)) < 0)
+		return -EIO;
+	if (!strstr(ctl, "memory")) {
+		if (ts_write_file(path, "+memory"))
+			return -ENOENT;
+		snprintf(self->subtree, sizeof(self->subtree), "%s", path);
+	}
+	snprintf(self->cgroup, sizeof(self->cgroup), "%s/ts-delay-%d", root, getpid());
+	if (mkdir(self->cgroup, 0755)) {
+		self->cgroup[0] = '\0';
+		return -errno;
+	}
+	snprintf(path, sizeof(path), "%s/memory.max", self->cgroup);
+	return ts_write_file(path, max);
+}
+
+static void join(const char *cgroup)
+{
+	char path[400];
+
+	snprintf(path, sizeof(path), "%s/cgroup.procs", cgroup);
+	if (ts_write_file(path, "0"))
+		_exit(7);
+}
+
+struct mem_job {
+	const char *cgroup;
+	const char *file;
+	size_t size;
+	int passes;
+};
+
+/* Reads a file @passes times inside the cgroup, through the page cache. */
+static void read_file_in_memcg(void *arg)
+{
+	struct mem_job *j = arg;
+	static char buf[1 << 16];
+
+	join(j->cgroup);
+	for (int pass = 0; pass < j->passes; pass++) {
+		int fd = open(j->file, O_RDONLY);
+
+		if (fd < 0)
+			_exit(5);
+		while (read(fd, buf, sizeof(buf)) > 0)
+			;
+		close(fd);
+	}
+}
+
+/* Touches @size bytes of anonymous memory inside the cgroup, @passes times. */
+static void touch_anon_in_memcg(void *arg)
+{
+	struct mem_job *j = arg;
+	char *p;
+
+	join(j->cgroup);
+	p = mmap(NULL, j->size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		_exit(5);
+	madvise(p, j->size, MADV_NOHUGEPAGE);
+	for (int pass = 0; pass < j->passes; pass++)
+		for (size_t i = 0; i < j->size; i += PAGE)
+			p[i] += 1;
+}
+
+#define FILE_SIZE	(48 << 20)
+
+TEST_F_TIMEOUT(delay, reading_a_file_larger_than_its_memcg_waits_in_freepages, 180)
+{
+	struct mem_job job = { .size = FILE_SIZE, .passes = 1 };
+	struct taskstats ts;
+	int err;
+
+	err = make_file(self, "ts-reclaim", FILE_SIZE);
+	if (err == -ENOENT)
+		SKIP(return, "RIG_SCRATCH not set: no scratch file system");
+	ASSERT_EQ(0, err);
+	err = make_memcg(self, "16M");
+	if (err == -ENOENT)
+		SKIP(return, "no cgroup2 memory controller");
+	ASSERT_EQ(0, err);
+	job.cgroup = self->cgroup;
+	job.file = self->file;
+	self->t0 = now_ns(CLOCK_REALTIME);
+	ASSERT_EQ(0, run_child(self->fd, read_file_in_memcg, &job, &ts));
+	CHECK_CLASS(freepages);
+}
+
+/*
+ * Thrashing is a refault of a page that was part of the working set when
+ * it was evicted (it had been active, then deactivated). Anonymous memory
+ * cycled through swap does that reliably: every pass over 24 MiB in a
+ * 16 MiB cgroup re-reads pages the previous pass made active.
+ */
+TEST_F_TIMEOUT(delay, cycling_memory_through_swap_waits_in_thrashing, 180)
+{
+	struct mem_job job = { .size = 24 << 20, .passes = 6 };
+	const char *dev = getenv("RIG_SWAP_DEV");
+	struct taskstats ts;
+	int err;
+
+	if (!dev)
+		SKIP(return, "RIG_SWAP_DEV not set: no swap device to enable");
+	if (swapon(dev, 0))
+		SKIP(return, "swapon %s: %s", dev, strerror(errno));
+	snprintf(self->swapdev, sizeof(self->swapdev), "%s", dev);
+	err = make_memcg(self, "16M");
+	if (err == -ENOENT)
+		SKIP(return, "no cgroup2 memory controller");
+	ASSERT_EQ(0, err);
+	job.cgroup = self->cgroup;
+	self->t0 = now_ns(CLOCK_REALTIME);
+	ASSERT_EQ(0, run_child(self->fd, touch_anon_in_memcg, &job, &ts));
+	CHECK_CLASS(thrashing);
+}
+
+TEST_F_TIMEOUT(delay, touching_swapped_out_memory_waits_in_swapin, 180)
+{
+	struct mem_job job = { .size = 40 << 20, .passes = 2 };
+	const char *dev = getenv("RIG_SWAP_DEV");
+	struct taskstats ts;
+	int err;
+
+	if (!dev)
+		SKIP(return, "RIG_SWAP_DEV not set: no swap device to enable");
+	if (swapon(dev, 0))
+		SKIP(return, "swapon %s: %s", dev, strerror(errno));
+	snprintf(self->swapdev, sizeof(self->swapdev), "%s", dev);
+	err = make_memcg(self, "16M");
+	if (err == -ENOENT)
+		SKIP(return, "no cgroup2 memory controller");
+	ASSERT_EQ(0, err);
+	job.cgroup = self->cgroup;
+	self->t0 = now_ns(CLOCK_REALTIME);
+	ASSERT_EQ(0, run_child(self->fd, touch_anon_in_memcg, &job, &ts));
+	CHECK_CLASS(swapin);
+	/* Anonymous pages beyond memory.max are reclaimed directly, too. */
+	EXPECT_LT(0ULL, ts.freepages_count);
+}
+
+TEST_F(delay, compaction_cannot_be_forced_deterministically)
+{
+	/* It needs fragmented memory and a failing high-order allocation. */
+	SKIP(return, "no workload can force direct compaction deterministically");
+}
+
+FIXTURE(nodelay) {
+	int fd;
+	uint16_t family;
+	char cpus[256];
+	char old_delayacct[16];
+};
+
+FIXTURE_SETUP(nodelay)
+{
+	self->fd = tsnl_open();
+	ASSERT_LE(0, self->fd);
+	if (tsnl_family(self->fd, TASKSTATS_GENL_NAME, &self->family))
+		SKIP(return, "no TASKSTATS family");
+	ts_possible_cpus(self->cpus, sizeof(self->cpus));
+	ASSERT_EQ(0, tsnl_cpumask(self->fd, self->family,
+				  TASKSTATS_CMD_ATTR_REGISTER_CPUMASK, self->cpus));
+	if (ts_read_file(DELAYACCT, self->old_delayacct, sizeof(self->old_delayacct)) < 0)
+		SKIP(return, "no %s: kernel without CONFIG_TASK_DELAY_ACCT", DELAYACCT);
+	ASSERT_EQ(0, ts_write_file(DELAYACCT, "0"));
+}
+
+FIXTURE_TEARDOWN(nodelay)
+{
+	if (self->old_delayacct[0])
+		ts_write_file(DELAYACCT, self->old_delayacct);
+	close(self->fd);
+}
+
+/*
+ * With kernel.task_delayacct = 0 at fork the task has no delay record: all
+ * classes stay 0. The CPU fields come from sched_info (CONFIG_SCHED_INFO)
+ * and are filled before delayacct_add_tsk() looks at tsk->delays, so they
+ * still count.
+ */
+TEST_F_TIMEOUT(nodelay, switched_off_every_class_but_cpu_stays_zero, 60)
+{
+	struct taskstats ts;
+	pid_t rival;
+
+	rival = fork();
+	ASSERT_LE(0, rival);
+	if (rival == 0) {
+		spin((void *)400L);
+		_exit(0);
+	}
+	ASSERT_EQ(0, run_child(self->fd, cow_after_fork, NULL, &ts));
+	kill(rival, SIGKILL);
+	waitpid(rival, NULL, 0);
+	EXPECT_EQ(0ULL, ts.blkio_count + ts.blkio_delay_total);
+	EXPECT_EQ(0ULL, ts.swapin_count + ts.swapin_delay_total);
+	EXPECT_EQ(0ULL, ts.freepages_count + ts.freepages_delay_total);
+	EXPECT_EQ(0ULL, ts.thrashing_count + ts.thrashing_delay_total);
+	EXPECT_EQ(0ULL, ts.compact_count + ts.compact_delay_total);
+	EXPECT_EQ(0ULL, ts.wpcopy_count + ts.wpcopy_delay_total);
+	EXPECT_EQ(0ULL, ts.irq_count + ts.irq_delay_total);
+	EXPECT_LT(0ULL, ts.cpu_count);
+	EXPECT_LT(0ULL, ts.cpu_run_virtual_total);
+	EXPECT_LT(0ULL, ts.ac_minflt);
+}
+
+TEST_HARNESS_MAIN

@@ -1,0 +1,290 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Taskstats netlink interface: the family, GET by pid and tgid, exit
+ * listeners and cgroupstats, checked against what the test itself did.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include "../kselftest_harness.h"
+#include "tsnl.h"
+
+/* A child that sits blocked until released, so its stats can be queried. */
+struct held_child {
+	pid_t pid;
+	int release_fd;		/* closing it lets the child exit */
+};
+
+static void *block_forever(void *arg)
+{
+	for (;;)
+		pause();
+	return NULL;
+}
+
+/*
+ * Forks a child named @comm with @threads threads in all (the main one
+ * included) that waits for release and then exits with @status.
+ * Returns once every thread of the child exists.
+ */
+static int hold_child(struct held_child *c, const char *comm, int threads,
+		      int status)
+{
+	int ready[2], release[2];
+	char b;
+
+	if (pipe(ready) || pipe(release))
+		return -errno;
+	c->pid = fork();
+	if (c->pid < 0)
+		return -errno;
+	if (c->pid == 0) {
+		close(ready[0]);
+		close(release[1]);
+		prctl(PR_SET_NAME, comm);
+		for (int i = 1; i < threads; i++) {
+			pthread_t t;
+
+			if (pthread_create(&t, NULL, block_forever, NULL))
+				_exit(100);
+		}
+		if (write(ready[1], "r", 1) != 1)
+			_exit(101);
+		while (read(release[0], &b, 1) > 0)
+			;
+		_exit(status);
+	}
+	close(ready[1]);
+	close(release[0]);
+	c->release_fd = release[1];
+	if (read(ready[0], &b, 1) != 1)
+		return -EIO;
+	close(ready[0]);
+	return 0;
+}
+
+/* Releases the child and reaps it; returns its wait status. */
+static int release_child(struct held_child *c)
+{
+	int status = -1;
+
+	close(c->release_fd);
+	waitpid(c->pid, &status, 0);
+	return status;
+}
+
+/* The cpulist of possible CPUs, as the kernel prints it. */
+static void possible_cpus(char *buf, size_t size)
+{
+	FILE *f = fopen("/sys/devices/system/cpu/possible", "r");
+
+	if (!f || !fgets(buf, size, f))
+		snprintf(buf, size, "0");
+	if (f)
+		fclose(f);
+	buf[strcspn(buf, "\n")] = '\0';
+}
+
+/*
+ * Reads everything already queued on a listener socket and reports whether
+ * an AGGR_PID record for @pid was among it (copied to @out) and how many
+ * messages there were in all.
+ */
+static bool drain_for_pid(int fd, pid_t pid, struct taskstats *out,
+			  int *messages)
+{
+	static char buf[TSNL_BUF_SIZE];
+	bool found = false;
+	int n;
+
+	*messages = 0;
+	while ((n = tsnl_recv(fd, buf, sizeof(buf), MSG_DONTWAIT)) > 0) {
+		struct nlmsghdr *h;
+
+		for (h = (void *)buf; NLMSG_OK(h, n); h = NLMSG_NEXT(h, n)) {
+			struct tsnl_reply r;
+
+			(*messages)++;
+			if (tsnl_parse(h, h->nlmsg_len, &r) || !r.stats)
+				continue;
+			if (r.aggr_type != TASKSTATS_TYPE_AGGR_PID ||
+			    r.id != (uint32_t)pid)
+				continue;
+			memset(out, 0, sizeof(*out));
+			memcpy(out, r.stats, r.stats_len < (int)sizeof(*out) ?
+			       r.stats_len : (int)sizeof(*out));
+			found = true;
+		}
+	}
+	return found;
+}
+
+FIXTURE(taskstats) {
+	int fd;
+	uint16_t family;
+	char buf[TSNL_BUF_SIZE];
+};
+
+FIXTURE_SETUP(taskstats)
+{
+	int err;
+
+	self->fd = tsnl_open();
+	ASSERT_LE(0, self->fd);
+	err = tsnl_family(self->fd, TASKSTATS_GENL_NAME, &self->family);
+	if (err == -ENOENT)
+		SKIP(return, "no TASKSTATS family: kernel built without CONFIG_TASKSTATS");
+	ASSERT_EQ(0, err);
+}
+
+FIXTURE_TEARDOWN(taskstats)
+{
+	close(self->fd);
+}
+
+TEST_F(taskstats, family_resolves_to_a_dynamic_id)
+{
+	EXPECT_LE(GENL_MIN_ID, self->family);
+}
+
+TEST_F(taskstats, family_serves_taskstats_and_cgroupstats_get)
+{
+	EXPECT_EQ(1, tsnl_family_has_op(self->fd, TASKSTATS_GENL_NAME,
+					TASKSTATS_CMD_GET));
+	EXPECT_EQ(1, tsnl_family_has_op(self->fd, TASKSTATS_GENL_NAME,
+					CGROUPSTATS_CMD_GET));
+}
+
+TEST_F(taskstats, get_by_pid_describes_the_child)
+{
+	struct held_child c;
+	struct tsnl_reply r;
+	struct taskstats ts;
+
+	ASSERT_EQ(0, hold_child(&c, "ts-held", 1, 0));
+	ASSERT_EQ(0, tsnl_get(self->fd, self->family, TASKSTATS_CMD_ATTR_PID,
+			      c.pid, &ts, &r, self->buf));
+	EXPECT_EQ(TASKSTATS_CMD_NEW, r.cmd);
+	EXPECT_EQ(TASKSTATS_TYPE_AGGR_PID, r.aggr_type);
+	EXPECT_TRUE(r.have_id);
+	EXPECT_EQ((uint32_t)c.pid, r.id);
+	EXPECT_LE(14, ts.version);
+	EXPECT_EQ((uint32_t)c.pid, ts.ac_pid);
+	EXPECT_EQ((uint32_t)getpid(), ts.ac_ppid);
+	EXPECT_STREQ("ts-held", ts.ac_comm);
+	EXPECT_EQ(0, release_child(&c));
+}
+
+TEST_F(taskstats, get_by_tgid_aggregates_a_four_thread_child)
+{
+	struct held_child c;
+	struct tsnl_reply r;
+	struct taskstats ts;
+
+	ASSERT_EQ(0, hold_child(&c, "ts-threads", 4, 0));
+	ASSERT_EQ(0, tsnl_get(self->fd, self->family, TASKSTATS_CMD_ATTR_TGID,
+			      c.pid, &ts, &r, self->buf));
+	EXPECT_EQ(TASKSTATS_TYPE_AGGR_TGID, r.aggr_type);
+	EXPECT_TRUE(r.have_id);
+	EXPECT_EQ((uint32_t)c.pid, r.id);
+	EXPECT_LE(14, ts.version);
+	kill(c.pid, SIGKILL);
+	release_child(&c);
+}
+
+TEST_F(taskstats, exit_listener_receives_the_exit_code)
+{
+	struct taskstats ts;
+	char cpus[256];
+	int messages, status;
+	pid_t pid;
+
+	possible_cpus(cpus, sizeof(cpus));
+	ASSERT_EQ(0, tsnl_cpumask(self->fd, self->family,
+				  TASKSTATS_CMD_ATTR_REGISTER_CPUMASK, cpus));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		prctl(PR_SET_NAME, "ts-exit7");
+		_exit(7);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_EQ(7, WEXITSTATUS(status));
+	/* The record is queued in do_exit(), before the parent can reap. */
+	ASSERT_TRUE(drain_for_pid(self->fd, pid, &ts, &messages));
+	EXPECT_EQ(7U << 8, ts.ac_exitcode);
+	EXPECT_EQ((uint32_t)pid, ts.ac_pid);
+	EXPECT_EQ((uint32_t)getpid(), ts.ac_ppid);
+	EXPECT_STREQ("ts-exit7", ts.ac_comm);
+	EXPECT_EQ(0, tsnl_cpumask(self->fd, self->family,
+				  TASKSTATS_CMD_ATTR_DEREGISTER_CPUMASK, cpus));
+}
+
+TEST_F(taskstats, deregistered_listener_receives_nothing)
+{
+	struct taskstats ts;
+	char cpus[256];
+	int messages, status;
+	pid_t pid;
+
+	possible_cpus(cpus, sizeof(cpus));
+	ASSERT_EQ(0, tsnl_cpumask(self->fd, self->family,
+				  TASKSTATS_CMD_ATTR_REGISTER_CPUMASK, cpus));
+	/* Records queued before the ack of this request are consumed by it. */
+	ASSERT_EQ(0, tsnl_cpumask(self->fd, self->family,
+				  TASKSTATS_CMD_ATTR_DEREGISTER_CPUMASK, cpus));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0)
+		_exit(7);
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_FALSE(drain_for_pid(self->fd, pid, &ts, &messages));
+	EXPECT_EQ(0, messages);
+}
+
+TEST_F(taskstats, cgroupstats_counts_the_caller_as_running)
+{
+	char dir[] = "/tmp/ts-cgroup.XXXXXX";
+	const struct cgroupstats *cs;
+	struct tsnl_msg m;
+	struct tsnl_reply r;
+	int cfd, n;
+
+	ASSERT_NE(NULL, mkdtemp(dir));
+	/* cgroupstats is served for v1 hierarchies only: mount a named one. */
+	if (mount("none", dir, "cgroup", 0, "none,name=tstest")) {
+		rmdir(dir);
+		SKIP(return, "cannot mount a cgroup v1 hierarchy: %s",
+		     strerror(errno));
+	}
+	cfd = open(dir, O_RDONLY | O_DIRECTORY);
+	ASSERT_LE(0, cfd);
+	tsnl_msg_init(&m, self->family, CGROUPSTATS_CMD_GET, 0);
+	tsnl_put_u32(&m, CGROUPSTATS_CMD_ATTR_FD, cfd);
+	n = tsnl_transact(self->fd, &m, self->buf, sizeof(self->buf));
+	close(cfd);
+	umount(dir);
+	rmdir(dir);
+	ASSERT_LT(0, n);
+	ASSERT_EQ(0, tsnl_parse(self->buf, n, &r));
+	EXPECT_EQ(CGROUPSTATS_CMD_NEW, r.cmd);
+	ASSERT_NE(NULL, r.cgstats);
+	ASSERT_EQ((int)sizeof(*cs), r.cgstats_len);
+	cs = r.cgstats;
+	/* Every task is in the root of the new hierarchy, this one running. */
+	EXPECT_LE(1ULL, cs->nr_running);
+}
+
+TEST_HARNESS_MAIN

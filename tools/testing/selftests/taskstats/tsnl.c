@@ -1,0 +1,569 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Minimal generic netlink client for the taskstats selftests.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+
+#include "tsnl.h"
+
+#define NLA_DATA(na)	((void *)((char *)(na) + NLA_HDRLEN))
+
+static uint32_t tsnl_seq;
+
+/**
+ * tsnl_open() - open a generic netlink socket with a receive buffer large
+ * enough to hold a burst of exit records.
+ *
+ * Return: the socket, or -errno.
+ */
+int tsnl_open(void)
+{
+	struct sockaddr_nl addr = { .nl_family = AF_NETLINK };
+	int rcvbuf = 1 << 20;
+	int fd;
+
+	fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_GENERIC);
+	if (fd < 0)
+		return -errno;
+	setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf));
+	if (bind(fd, (struct sockaddr *)&addr, sizeof(addr)) < 0) {
+		int err = -errno;
+
+		close(fd);
+		return err;
+	}
+	return fd;
+}
+
+void tsnl_msg_init(struct tsnl_msg *m, uint16_t family, uint8_t cmd,
+		   uint16_t flags)
+{
+	struct genlmsghdr *g;
+
+	memset(m, 0, sizeof(*m));
+	m->nlh.nlmsg_len = NLMSG_LENGTH(GENL_HDRLEN);
+	m->nlh.nlmsg_type = family;
+	m->nlh.nlmsg_flags = NLM_F_REQUEST | flags;
+	m->nlh.nlmsg_seq = ++tsnl_seq;
+	g = NLMSG_DATA(&m->nlh);
+	g->cmd = cmd;
+	g->version = TASKSTATS_GENL_VERSION;
+}
+
+/* Appends an attribute; len may be anything, including "wrong", on purpose. */
+void tsnl_put(struct tsnl_msg *m, uint16_t type, const void *data, int len)
+{
+	struct nlattr *na = (struct nlattr *)(m->buf + NLMSG_ALIGN(m->nlh.nlmsg_len));
+
+	na->nla_type = type;
+	na->nla_len = NLA_HDRLEN + len;
+	if (len > 0)
+		memcpy(NLA_DATA(na), data, len);
+	m->nlh.nlmsg_len = NLMSG_ALIGN(m->nlh.nlmsg_len) + NLA_ALIGN(na->nla_len);
+}
+
+void tsnl_put_u32(struct tsnl_msg *m, uint16_t type, uint32_t v)
+{
+	tsnl_put(m, type, &v, sizeof(v));
+}
+
+void tsnl_put_str(struct tsnl_msg *m, uint16_t type, const char *s)
+{
+	tsnl_put(m, type, s, strlen(s) + 1);
+}
+
+int tsnl_send(int fd, struct tsnl_msg *m)
+{
+	struct sockaddr_nl dst = { .nl_family = AF_NETLINK };
+
+	if (sendto(fd, m->buf, m->nlh.nlmsg_len, 0, (struct sockaddr *)&dst,
+		   sizeof(dst)) < 0)
+		return -errno;
+	return 0;
+}
+
+/* One datagram; -errno on failure (-EAGAIN with MSG_DONTWAIT and nothing queued). */
+int tsnl_recv(int fd, void *buf, int size, int flags)
+{
+	int n = recv(fd, buf, size, flags);
+
+	return n < 0 ? -errno : n;
+}
+
+/**
+ * tsnl_transact() - send @m and wait for the answer to it.
+ *
+ * Messages that are not answers to @m (exit records multicast to a listener
+ * on the same socket) are skipped.
+ *
+ * Return: the length of the reply message copied to the start of @buf,
+ * 0 for a bare acknowledgment, or the negative errno the kernel returned.
+ */
+int tsnl_transact(int fd, struct tsnl_msg *m, void *buf, int size)
+{
+	uint32_t seq = m->nlh.nlmsg_seq;
+	int err = tsnl_send(fd, m);
+
+	if (err)
+		return err;
+	for (;;) {
+		int n = tsnl_recv(fd, buf, size, 0);
+		struct nlmsghdr *h;
+
+		if (n < 0)
+			return n;
+		for (h = buf; NLMSG_OK(h, n); h = NLMSG_NEXT(h, n)) {
+			if (h->nlmsg_seq != seq)
+				continue;
+			if (h->nlmsg_type == NLMSG_ERROR) {
+				struct nlmsgerr *e = NLMSG_DATA(h);
+
+				return e->error;
+			}
+			memmove(buf, h, h->nlmsg_len);
+			return h->nlmsg_len;
+		}
+	}
+}
+
+/* A cursor over a run of attributes; tsnl_next() yields each valid one. */
+struct tsnl_iter {
+	const char *p;
+	int rem;
+};
+
+static struct tsnl_iter tsnl_attrs(const void *start, int len)
+{
+	return (struct tsnl_iter){ .p = start, .rem = len };
+}
+
+static struct nlattr *tsnl_next(struct tsnl_iter *it)
+{
+	struct nlattr *na = (struct nlattr *)it->p;
+	int step;
+
+	if (it->rem < NLA_HDRLEN || na->nla_len < NLA_HDRLEN ||
+	    na->nla_len > it->rem)
+		return NULL;
+	step = NLA_ALIGN(na->nla_len);
+	it->p += step;
+	it->rem -= step;
+	return na;
+}
+
+static void tsnl_parse_aggr(const struct nlattr *aggr, struct tsnl_reply *r)
+{
+	struct tsnl_iter it = tsnl_attrs(NLA_DATA(aggr), aggr->nla_len - NLA_HDRLEN);
+	struct nlattr *na;
+	bool null_seen = false;
+
+	while ((na = tsnl_next(&it))) {
+		switch (na->nla_type) {
+		case TASKSTATS_TYPE_PID:
+		case TASKSTATS_TYPE_TGID:
+			memcpy(&r->id, NLA_DATA(na), sizeof(r->id));
+			r->have_id = true;
+			break;
+		case TASKSTATS_TYPE_NULL:
+			null_seen = true;
+			break;
+		case TASKSTATS_TYPE_STATS:
+			r->stats = NLA_DATA(na);
+			r->stats_len = na->nla_len - NLA_HDRLEN;
+			r->saw_null_pad = null_seen;
+			break;
+		}
+	}
+}
+
+/**
+ * tsnl_parse() - find the aggregate, id and stats of a taskstats or
+ * cgroupstats reply message at the start of @buf.
+ *
+ * Return: 0, or -EBADMSG if the message is not a well-formed genl message.
+ */
+int tsnl_parse(const void *buf, int len, struct tsnl_reply *r)
+{
+	const struct nlmsghdr *h = buf;
+	const struct genlmsghdr *g;
+	struct tsnl_iter it;
+	struct nlattr *na;
+
+	memset(r, 0, sizeof(*r));
+	if (!NLMSG_OK(h, len) || h->nlmsg_len < NLMSG_LENGTH(GENL_HDRLEN))
+		return -EBADMSG;
+	g = NLMSG_DATA(h);
+	r->cmd = g->cmd;
+	it = tsnl_attrs((const char *)g + GENL_HDRLEN,
+			h->nlmsg_len - NLMSG_LENGTH(GENL_HDRLEN));
+	while ((na = tsnl_next(&it))) {
+		switch (na->nla_type) {
+		case TASKSTATS_TYPE_AGGR_PID:
+		case TASKSTATS_TYPE_AGGR_TGID:
+			/* CGROUPSTATS_TYPE_CGROUP_STATS shares number 1 with
+			 * TASKSTATS_TYPE_PID, which never stands at top level.
+			 */
+			r->aggr_type = na->nla_type;
+			tsnl_parse_aggr(na, r);
+			break;
+		case CGROUPSTATS_TYPE_CGROUP_STATS:
+			r->cgstats = NLA_DATA(na);
+			r->cgstats_len = na->nla_len - NLA_HDRLEN;
+			break;
+		}
+	}
+	return 0;
+}
+
+/**
+ * tsnl_get() - TASKSTATS_CMD_GET for one pid or tgid.
+ * @attr: TASKSTATS_CMD_ATTR_PID or TASKSTATS_CMD_ATTR_TGID
+ * @ts: zeroed, then filled with as much of the reply's struct as fits
+ * @buf: TSNL_BUF_SIZE bytes that @r points into afterwards
+ *
+ * Return: 0 or the negative errno of the request.
+ */
+int tsnl_get(int fd, uint16_t family, int attr, uint32_t id,
+	     struct taskstats *ts, struct tsnl_reply *r, void *buf)
+{
+	struct tsnl_msg m;
+	int n, len;
+
+	tsnl_msg_init(&m, family, TASKSTATS_CMD_GET, 0);
+	tsnl_put_u32(&m, attr, id);
+	n = tsnl_transact(fd, &m, buf, TSNL_BUF_SIZE);
+	if (n < 0)
+		return n;
+	if (n == 0 || tsnl_parse(buf, n, r) || !r->stats)
+		return -EBADMSG;
+	memset(ts, 0, sizeof(*ts));
+	len = r->stats_len < (int)sizeof(*ts) ? r->stats_len : (int)sizeof(*ts);
+	memcpy(ts, r->stats, len);
+	return 0;
+}
+
+/**
+ * tsnl_cpumask() - register or deregister this socket as exit listener.
+ * @attr: TASKSTATS_CMD_ATTR_REGISTER_CPUMASK or _DEREGISTER_CPUMASK
+ * @mask: cpulist string such as "0-3"
+ *
+ * Return: 0 or the negative errno of the request.
+ */
+int tsnl_cpumask(int fd, uint16_t family, int attr, const char *mask)
+{
+	char buf[TSNL_BUF_SIZE];
+	struct tsnl_msg m;
+
+	tsnl_msg_init(&m, family, TASKSTATS_CMD_GET, NLM_F_ACK);
+	tsnl_put_str(&m, attr, mask);
+	return tsnl_transact(fd, &m, buf, sizeof(buf));
+}
+
+/* Resolves a genl family; fills @ops_out (CTRL_ATTR_OPS payload) if asked. */
+static int tsnl_family_query(int fd, const char *name, uint16_t *id,
+			     char *buf)
+{
+	struct tsnl_msg m;
+	struct tsnl_iter it;
+	struct nlattr *na;
+	int n;
+
+	tsnl_msg_init(&m, GENL_ID_CTRL, CTRL_CMD_GETFAMILY, 0);
+	((struct genlmsghdr *)NLMSG_DATA(&m.nlh))->version = 1;
+	tsnl_put_str(&m, CTRL_ATTR_FAMILY_NAME, name);
+	n = tsnl_transact(fd, &m, buf, TSNL_BUF_SIZE);
+	if (n <= 0)
+		return n ? n : -EBADMSG;
+	it = tsnl_attrs((char *)NLMSG_DATA(buf) + GENL_HDRLEN,
+			n - NLMSG_LENGTH(GENL_HDRLEN));
+	while ((na = tsnl_next(&it))) {
+		if (na->nla_type == CTRL_ATTR_FAMILY_ID) {
+			memcpy(id, NLA_DATA(na), sizeof(*id));
+			return n;
+		}
+	}
+	return -EBADMSG;
+}
+
+/**
+ * tsnl_family() - resolve a generic netlink family name to its id.
+ *
+ * Return: 0, or the negative errno (-ENOENT when the family is absent).
+ */
+int tsnl_family(int fd, const char *name, uint16_t *id)
+{
+	static char buf[TSNL_BUF_SIZE];
+	int n = tsnl_family_query(fd, name, id, buf);
+
+	return n < 0 ? n : 0;
+}
+
+/**
+ * tsnl_family_has_op() - does the family @name implement command @op?
+ *
+ * Return: 1 if it does, 0 if not, or a negative errno.
+ */
+int tsnl_family_has_op(int fd, const char *name, int op)
+{
+	static char buf[TSNL_BUF_SIZE];
+	struct tsnl_iter it, ops, one;
+	struct nlattr *na, *op_na, *f;
+	uint16_t id;
+	int n = tsnl_family_query(fd, name, &id, buf);
+
+	if (n < 0)
+		return n;
+	it = tsnl_attrs((char *)NLMSG_DATA(buf) + GENL_HDRLEN,
+			n - NLMSG_LENGTH(GENL_HDRLEN));
+	while ((na = tsnl_next(&it))) {
+		if (na->nla_type != CTRL_ATTR_OPS)
+			continue;
+		ops = tsnl_attrs(NLA_DATA(na), na->nla_len - NLA_HDRLEN);
+		while ((op_na = tsnl_next(&ops))) {
+			one = tsnl_attrs(NLA_DATA(op_na), op_na->nla_len - NLA_HDRLEN);
+			while ((f = tsnl_next(&one))) {
+				uint32_t v;
+
+				if (f->nla_type != CTRL_ATTR_OP_ID)
+					continue;
+				memcpy(&v, NLA_DATA(f), sizeof(v));
+				if ((int)v == op)
+					return 1;
+			}
+		}
+	}
+	return 0;
+}
+
+/* Copies as much of the reply's struct as fits into @ts, zeroing the rest. */
+void tsnl_stats_copy(struct taskstats *ts, const struct tsnl_reply *r)
+{
+	int len = r->stats_len < (int)sizeof(*ts) ? r->stats_len : (int)sizeof(*ts);
+
+	memset(ts, 0, sizeof(*ts));
+	if (r->stats && len > 0)
+		memcpy(ts, r->stats, len);
+}
+
+static void tsnl_exit_part(const struct nlattr *aggr, uint32_t *id,
+			   struct taskstats *ts, int *len)
+{
+	struct tsnl_iter it = tsnl_attrs(NLA_DATA(aggr), aggr->nla_len - NLA_HDRLEN);
+	struct nlattr *na;
+
+	memset(ts, 0, sizeof(*ts));
+	*len = 0;
+	while ((na = tsnl_next(&it))) {
+		int n = na->nla_len - NLA_HDRLEN;
+
+		if (na->nla_type == TASKSTATS_TYPE_PID ||
+		    na->nla_type == TASKSTATS_TYPE_TGID) {
+			memcpy(id, NLA_DATA(na), sizeof(*id));
+		} else if (na->nla_type == TASKSTATS_TYPE_STATS) {
+			*len = n;
+			memcpy(ts, NLA_DATA(na), n < (int)sizeof(*ts) ? n : (int)sizeof(*ts));
+		}
+	}
+}
+
+/**
+ * tsnl_parse_exit() - split an exit message into its AGGR_PID and AGGR_TGID
+ * parts; a message of a dying multi-threaded group carries both.
+ *
+ * Return: 0, or -EBADMSG if @msg is not a taskstats record.
+ */
+int tsnl_parse_exit(const void *msg, int len, struct tsnl_exit *e)
+{
+	const struct nlmsghdr *h = msg;
+	struct tsnl_iter it;
+	struct nlattr *na;
+
+	memset(e, 0, sizeof(*e));
+	if (!NLMSG_OK(h, len) || h->nlmsg_len < NLMSG_LENGTH(GENL_HDRLEN) ||
+	    h->nlmsg_type == NLMSG_ERROR)
+		return -EBADMSG;
+	it = tsnl_attrs((const char *)NLMSG_DATA(h) + GENL_HDRLEN,
+			h->nlmsg_len - NLMSG_LENGTH(GENL_HDRLEN));
+	while ((na = tsnl_next(&it))) {
+		if (na->nla_type == TASKSTATS_TYPE_AGGR_PID) {
+			e->have_pid = true;
+			tsnl_exit_part(na, &e->pid, &e->pid_ts, &e->pid_len);
+		} else if (na->nla_type == TASKSTATS_TYPE_AGGR_TGID) {
+			e->have_tgid = true;
+			tsnl_exit_part(na, &e->tgid, &e->tgid_ts, &e->tgid_len);
+		}
+	}
+	return e->have_pid || e->have_tgid ? 0 : -EBADMSG;
+}
+
+/**
+ * tsnl_drain() - hand every record already queued on @fd to @fn.
+ *
+ * Return: the number of netlink messages read.
+ */
+int tsnl_drain(int fd, tsnl_exit_fn fn, void *arg)
+{
+	static char buf[TSNL_BUF_SIZE];
+	static struct tsnl_exit e;
+	int n, messages = 0;
+
+	while ((n = tsnl_recv(fd, buf, sizeof(buf), MSG_DONTWAIT)) > 0) {
+		struct nlmsghdr *h;
+
+		for (h = (void *)buf; NLMSG_OK(h, n); h = NLMSG_NEXT(h, n)) {
+			messages++;
+			if (!tsnl_parse_exit(h, h->nlmsg_len, &e) && fn)
+				fn(&e, arg);
+		}
+	}
+	return messages;
+}
+
+/* Reads a small file into @buf, NUL-terminated; returns its length or -errno. */
+int ts_read_file(const char *path, char *buf, int size)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int n;
+
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, size - 1);
+	if (n < 0)
+		n = -errno;
+	else
+		buf[n] = '\0';
+	close(fd);
+	return n;
+}
+
+/* Writes @s to @path in one write(2); returns 0 or -errno. */
+int ts_write_file(const char *path, const char *s)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	int err = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (write(fd, s, strlen(s)) < 0)
+		err = -errno;
+	close(fd);
+	return err;
+}
+
+/* The state letter of /proc/PID/stat, or -errno. */
+int ts_proc_state(pid_t pid)
+{
+	char path[64], buf[1024], *p;
+	int n;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	n = ts_read_file(path, buf, sizeof(buf));
+	if (n < 0)
+		return n;
+	p = strrchr(buf, ')');
+	return p && p[1] && p[2] ? p[2] : -EBADMSG;
+}
+
+/*
+ * Waits up to 10 s for @pid to sleep interruptibly, which for the tests'
+ * children means it has finished its work and blocked on its command pipe.
+ */
+int ts_wait_sleeping(pid_t pid)
+{
+	for (int i = 0; i < 10000; i++) {
+		int s = ts_proc_state(pid);
+
+		if (s < 0)
+			return s;
+		if (s == 'S')
+			return 0;
+		usleep(1000);
+	}
+	return -ETIMEDOUT;
+}
+
+/* One counter of /proc/PID/io such as "rchar". */
+int ts_proc_io(pid_t pid, const char *key, uint64_t *val)
+{
+	char path[64], buf[1024], *p;
+	int n = strlen(key);
+
+	snprintf(path, sizeof(path), "/proc/%d/io", pid);
+	if (ts_read_file(path, buf, sizeof(buf)) < 0)
+		return -errno;
+	for (p = buf; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : p) {
+		if (!strncmp(p, key, n) && p[n] == ':') {
+			*val = strtoull(p + n + 1, NULL, 10);
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+/* The cpulist of possible CPUs, as the kernel prints it. */
+void ts_possible_cpus(char *buf, int size)
+{
+	if (ts_read_file("/sys/devices/system/cpu/possible", buf, size) <= 0)
+		snprintf(buf, size, "0");
+	buf[strcspn(buf, "\n")] = '\0';
+}
+
+/**
+ * ts_worker_start() - fork a worker and wait until it sleeps on its pipe.
+ *
+ * Return: 0 or -errno.
+ */
+int ts_worker_start(struct ts_worker *w, void (*fn)(void *arg), void *arg)
+{
+	int go[2], done[2];
+	char c;
+
+	if (pipe(go) || pipe(done))
+		return -errno;
+	w->pid = fork();
+	if (w->pid < 0)
+		return -errno;
+	if (w->pid == 0) {
+		close(go[1]);
+		close(done[0]);
+		while (read(go[0], &c, 1) == 1) {
+			fn(arg);
+			if (write(done[1], "d", 1) != 1)
+				_exit(1);
+		}
+		_exit(0);
+	}
+	close(go[0]);
+	close(done[1]);
+	w->go_fd = go[1];
+	w->done_fd = done[0];
+	return ts_wait_sleeping(w->pid);
+}
+
+/* Lets the worker run its function once; returns when it sleeps again. */
+int ts_worker_run(struct ts_worker *w)
+{
+	char c;
+
+	if (write(w->go_fd, "g", 1) != 1 || read(w->done_fd, &c, 1) != 1)
+		return -EIO;
+	return ts_wait_sleeping(w->pid);
+}
+
+/* Ends the worker; returns its wait status. */
+int ts_worker_stop(struct ts_worker *w)
+{
+	int status = -1;
+
+	close(w->go_fd);
+	close(w->done_fd);
+	waitpid(w->pid, &status, 0);
+	return status;
+}

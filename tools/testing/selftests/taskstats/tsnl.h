@@ -1,0 +1,103 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Minimal generic netlink client for the taskstats selftests.
+ *
+ * The tests talk to the kernel with raw AF_NETLINK sockets rather than a
+ * library so that they build anywhere kselftests build and so that they can
+ * send deliberately malformed requests.
+ */
+#ifndef TSNL_H
+#define TSNL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <linux/netlink.h>
+#include <linux/genetlink.h>
+#include <linux/taskstats.h>
+#include <linux/cgroupstats.h>
+
+#define TSNL_BUF_SIZE	65536
+
+/* A request under construction: header, genl header, then attributes. */
+struct tsnl_msg {
+	union {
+		struct nlmsghdr nlh;
+		char buf[4096];
+	};
+};
+
+/* Where the parsed pieces of a taskstats reply live inside the reply buffer. */
+struct tsnl_reply {
+	int cmd;			/* genl command of the reply */
+	int aggr_type;			/* TASKSTATS_TYPE_AGGR_PID/TGID, 0 if none */
+	uint32_t id;			/* the PID or TGID attribute */
+	bool have_id;
+	const void *stats;		/* payload of TASKSTATS_TYPE_STATS */
+	int stats_len;
+	const void *cgstats;		/* payload of CGROUPSTATS_TYPE_CGROUP_STATS */
+	int cgstats_len;
+	bool saw_null_pad;		/* a TASKSTATS_TYPE_NULL preceded STATS */
+};
+
+int tsnl_open(void);
+int tsnl_family(int fd, const char *name, uint16_t *id);
+int tsnl_family_has_op(int fd, const char *name, int op);
+
+void tsnl_msg_init(struct tsnl_msg *m, uint16_t family, uint8_t cmd,
+		   uint16_t flags);
+void tsnl_put(struct tsnl_msg *m, uint16_t type, const void *data, int len);
+void tsnl_put_u32(struct tsnl_msg *m, uint16_t type, uint32_t v);
+void tsnl_put_str(struct tsnl_msg *m, uint16_t type, const char *s);
+int tsnl_send(int fd, struct tsnl_msg *m);
+
+int tsnl_recv(int fd, void *buf, int size, int flags);
+int tsnl_transact(int fd, struct tsnl_msg *m, void *buf, int size);
+int tsnl_parse(const void *buf, int len, struct tsnl_reply *r);
+
+int tsnl_get(int fd, uint16_t family, int attr, uint32_t id,
+	     struct taskstats *ts, struct tsnl_reply *r, void *buf);
+int tsnl_cpumask(int fd, uint16_t family, int attr, const char *mask);
+
+/* Both records an exit message may carry: the task's and its group's. */
+struct tsnl_exit {
+	bool have_pid;
+	bool have_tgid;
+	uint32_t pid;
+	uint32_t tgid;
+	int pid_len;			/* STATS attribute lengths */
+	int tgid_len;
+	struct taskstats pid_ts;
+	struct taskstats tgid_ts;
+};
+
+void tsnl_stats_copy(struct taskstats *ts, const struct tsnl_reply *r);
+int tsnl_parse_exit(const void *msg, int len, struct tsnl_exit *e);
+typedef void (*tsnl_exit_fn)(const struct tsnl_exit *e, void *arg);
+int tsnl_drain(int fd, tsnl_exit_fn fn, void *arg);
+
+/* Small helpers shared by the tests. */
+int ts_read_file(const char *path, char *buf, int size);
+int ts_write_file(const char *path, const char *s);
+int ts_proc_state(pid_t pid);
+int ts_wait_sleeping(pid_t pid);
+int ts_proc_io(pid_t pid, const char *key, uint64_t *val);
+void ts_possible_cpus(char *buf, int size);
+
+/*
+ * A child that runs @fn once per ts_worker_run() and otherwise sleeps on a
+ * pipe, so that its counters can be read between two runs. Each run adds one
+ * 1-byte read(2) and one 1-byte write(2) of its own to @fn's I/O.
+ */
+struct ts_worker {
+	pid_t pid;
+	int go_fd;
+	int done_fd;
+};
+
+int ts_worker_start(struct ts_worker *w, void (*fn)(void *arg), void *arg);
+int ts_worker_run(struct ts_worker *w);
+int ts_worker_stop(struct ts_worker *w);
+
+#endif
