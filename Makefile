@@ -13,7 +13,7 @@
 RIG := scripts/rig
 export KERNEL KSRC BUILD TESTS QEMU_ARGS KERNEL_ARGS ACCEL TIMEOUT JOBS EXTRA_CONFIG
 
-.PHONY: help deps tree series checkpatch config kernel userspace run check check-configs clean distclean
+.PHONY: help deps tree series checkpatch config kernel userspace run check check-configs memory clean distclean
 
 help:
 	@sed -n 's/^#   //p; s/^## //p' Makefile
@@ -30,6 +30,10 @@ check:
 ## check-configs  build every combination of the accounting options, W=1 + sparse
 check-configs:
 	@$(RIG) check-configs
+
+## memory      bytes of accounting state per task, series against reference
+memory:
+	@$(RIG) memory
 
 ## deps        install what is missing with apt-get
 deps:
