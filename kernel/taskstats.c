@@ -32,11 +32,29 @@
  * exiting thread into signal->stats under siglock. With listeners, the
  * record is collected once and the message cloned per listener.
  *
- * Permissions: GET and the listener commands need CAP_NET_ADMIN (the
- * records of other users' tasks leak timing, see CVE-2011-2494);
- * cgroupstats does not. Listeners are only accepted from the initial user
- * and pid namespaces, and exit records carry ids of the initial
- * namespaces.
+ * Dump: a GET with NLM_F_DUMP walks the requester's pid namespace in pid
+ * order and streams one record per task (or per thread group with
+ * TASKSTATS_CMD_ATTR_DUMP_TGID). The cursor is the next pid number, so a
+ * dump resumed across messages sees every task that lives through it
+ * exactly once, whatever forks and exits meanwhile.
+ *
+ * Who may read what. A record leaks timing and I/O patterns of its task
+ * (CVE-2011-2494), so reading is restricted like /proc/PID/io:
+ *
+ *  - CAP_NET_ADMIN in the initial user namespace reads every task the
+ *    requester's pid namespace shows;
+ *  - CAP_NET_ADMIN over the user namespace that owns the requester's pid
+ *    namespace (a container's root) reads the tasks whose credentials
+ *    belong to that user namespace or its descendants;
+ *  - anyone else reads the tasks it could ptrace-read with its fs
+ *    credentials, the rule of /proc/PID/io; other tasks are EPERM, and a
+ *    dump leaves them out.
+ *
+ * Ids are translated into the requester's user and pid namespaces; tasks
+ * outside its pid namespace do not exist for it (ESRCH). Registering an
+ * exit listener needs CAP_NET_ADMIN over the owner of the requester's pid
+ * namespace; a listener receives the exits of the tasks it could read,
+ * with ids of its own namespaces. cgroupstats needs no privilege.
  */
 #include <linux/acct.h>
 #include <linux/cgroup.h>
@@ -46,8 +64,11 @@
 #include <linux/file.h>
 #include <linux/fs.h>
 #include <linux/kernel.h>
+#include <linux/netlink.h>
+#include <linux/notifier.h>
 #include <linux/percpu.h>
 #include <linux/pid_namespace.h>
+#include <linux/ptrace.h>
 #include <linux/rwsem.h>
 #include <linux/sched/cputime.h>
 #include <linux/slab.h>
@@ -55,6 +76,7 @@
 #include <linux/tsacct_kern.h>
 #include <linux/user_namespace.h>
 #include <net/genetlink.h>
+#include <net/net_namespace.h>
 
 /*
  * The ABI, pinned: every field at the offset clients were built with.
@@ -155,12 +177,56 @@ static struct genl_family family;
 /* Exit records carry a per-CPU sequence number in the netlink header. */
 static DEFINE_PER_CPU(u32, taskstats_seqnum);
 
+/* --------------------------------------------------------------- access */
+
+/* Who asks: the namespaces ids are reported in, and what it may read. */
+struct requester {
+	struct user_namespace *user_ns;
+	struct pid_namespace *pid_ns;
+	bool admin;		/* CAP_NET_ADMIN in the initial user namespace */
+	bool ns_admin;		/* CAP_NET_ADMIN over the owner of pid_ns */
+};
+
+static void requester_init(struct requester *rq, const struct sk_buff *skb)
+{
+	rq->user_ns = current_user_ns();
+	rq->pid_ns = task_active_pid_ns(current);
+	rq->admin = netlink_capable(skb, CAP_NET_ADMIN);
+	rq->ns_admin = rq->admin ||
+		netlink_ns_capable(skb, rq->pid_ns->user_ns, CAP_NET_ADMIN);
+}
+
+/* Whether @rq may read @tsk's record; see the top of this file. */
+static bool may_read(const struct requester *rq, struct task_struct *tsk)
+{
+	bool own_ns;
+
+	if (rq->admin)
+		return true;
+	if (rq->ns_admin) {
+		rcu_read_lock();
+		own_ns = in_userns(rq->pid_ns->user_ns, __task_cred(tsk)->user_ns);
+		rcu_read_unlock();
+		if (own_ns)
+			return true;
+	}
+	return ptrace_may_access(tsk, PTRACE_MODE_READ_FSCREDS);
+}
+
 /* ------------------------------------------------------------ listeners */
 
+/*
+ * A listener is a socket (net, portid) registered for some CPUs, with the
+ * access of whoever registered it. It holds references on its user and
+ * pid namespaces; its net is pinned by the socket, and the socket's
+ * release removes the listener (taskstats_netlink_notify()).
+ */
 struct listener {
 	struct list_head list;
+	struct net *net;
 	u32 portid;
 	bool valid;		/* false once its socket refused a record */
+	struct requester rq;
 };
 
 struct listener_list {
@@ -170,34 +236,47 @@ struct listener_list {
 
 static DEFINE_PER_CPU(struct listener_list, listener_array);
 
-static struct listener *listener_find(struct listener_list *l, u32 portid)
+/* Registered listeners on all CPUs: lets socket releases skip the lists. */
+static atomic_t nr_listeners = ATOMIC_INIT(0);
+
+static void listener_free(struct listener *s)
+{
+	list_del(&s->list);
+	put_user_ns(s->rq.user_ns);
+	put_pid_ns(s->rq.pid_ns);
+	kfree(s);
+	atomic_dec(&nr_listeners);
+}
+
+static struct listener *listener_find(struct listener_list *l,
+				      const struct net *net, u32 portid)
 {
 	struct listener *s;
 
 	list_for_each_entry(s, &l->list, list)
-		if (s->portid == portid && s->valid)
+		if (s->portid == portid && net_eq(s->net, net) && s->valid)
 			return s;
 	return NULL;
 }
 
-static void listener_del(int cpu, u32 portid)
+static void listener_del(int cpu, const struct net *net, u32 portid)
 {
 	struct listener_list *l = &per_cpu(listener_array, cpu);
 	struct listener *s, *tmp;
 
 	down_write(&l->sem);
 	list_for_each_entry_safe(s, tmp, &l->list, list) {
-		if (s->portid == portid) {
-			list_del(&s->list);
-			kfree(s);
+		if (s->portid == portid && net_eq(s->net, net)) {
+			listener_free(s);
 			break;
 		}
 	}
 	up_write(&l->sem);
 }
 
-/* Adds @portid to the listeners of each CPU of @mask; idempotent. */
-static int listeners_add(const struct cpumask *mask, u32 portid)
+/* Adds the socket to the listeners of each CPU of @mask; idempotent. */
+static int listeners_add(const struct cpumask *mask, struct net *net,
+			 u32 portid, const struct requester *rq)
 {
 	unsigned int cpu;
 
@@ -208,44 +287,68 @@ static int listeners_add(const struct cpumask *mask, u32 portid)
 		s = kmalloc_node(sizeof(*s), GFP_KERNEL, cpu_to_node(cpu));
 		if (!s)
 			goto undo;
+		s->net = net;
 		s->portid = portid;
 		s->valid = true;
+		s->rq = *rq;
 		down_write(&l->sem);
-		if (listener_find(l, portid))
+		if (listener_find(l, net, portid)) {
 			kfree(s);
-		else
+		} else {
+			get_user_ns(s->rq.user_ns);
+			get_pid_ns(s->rq.pid_ns);
+			atomic_inc(&nr_listeners);
 			list_add(&s->list, &l->list);
+		}
 		up_write(&l->sem);
 	}
 	return 0;
 undo:
 	for_each_cpu(cpu, mask)
-		listener_del(cpu, portid);
+		listener_del(cpu, net, portid);
 	return -ENOMEM;
 }
 
-static void listeners_del(const struct cpumask *mask, u32 portid)
+static void listeners_del(const struct cpumask *mask, const struct net *net,
+			  u32 portid)
 {
 	unsigned int cpu;
 
 	for_each_cpu(cpu, mask)
-		listener_del(cpu, portid);
+		listener_del(cpu, net, portid);
 }
 
-/* Drops the listeners whose socket went away. */
+/* Drops the listeners whose socket refused a record. */
 static void listeners_prune(struct listener_list *l)
 {
 	struct listener *s, *tmp;
 
 	down_write(&l->sem);
-	list_for_each_entry_safe(s, tmp, &l->list, list) {
-		if (!s->valid) {
-			list_del(&s->list);
-			kfree(s);
-		}
-	}
+	list_for_each_entry_safe(s, tmp, &l->list, list)
+		if (!s->valid)
+			listener_free(s);
 	up_write(&l->sem);
 }
+
+/*
+ * A generic netlink socket went away: forget it on every CPU. Costs one
+ * atomic read per socket release while nobody listens.
+ */
+static int taskstats_netlink_notify(struct notifier_block *nb,
+				    unsigned long event, void *ptr)
+{
+	struct netlink_notify *n = ptr;
+
+	if (event != NETLINK_URELEASE || n->protocol != NETLINK_GENERIC ||
+	    !atomic_read(&nr_listeners))
+		return NOTIFY_DONE;
+	listeners_del(cpu_possible_mask, n->net, n->portid);
+	return NOTIFY_DONE;
+}
+
+static struct notifier_block taskstats_netlink_nb = {
+	.notifier_call = taskstats_netlink_notify,
+};
 
 /* ----------------------------------------------------------- collectors */
 
@@ -275,15 +378,21 @@ static void collect_task(struct taskstats *stats, struct task_struct *tsk,
 	exe_add_tsk(stats, tsk);
 }
 
-static int collect_pid(u32 pid, struct taskstats *stats)
+/* One task by pid, if @rq may see and read it. */
+static int collect_pid(const struct requester *rq, u32 pid,
+		       struct taskstats *stats)
 {
 	struct task_struct *tsk = find_get_task_by_vpid(pid);
+	int ret = 0;
 
 	if (!tsk)
 		return -ESRCH;
-	collect_task(stats, tsk, current_user_ns(), task_active_pid_ns(current));
+	if (may_read(rq, tsk))
+		collect_task(stats, tsk, rq->user_ns, rq->pid_ns);
+	else
+		ret = -EPERM;
 	put_task_struct(tsk);
-	return 0;
+	return ret;
 }
 
 /*
@@ -305,28 +414,41 @@ static void group_add_thread(struct taskstats *stats, struct task_struct *tsk,
 	stats->nivcsw += tsk->nivcsw;
 }
 
-static int collect_tgid(u32 tgid, struct taskstats *stats)
+/*
+ * Sums the group of @leader: its exited threads (signal->stats, a zombie
+ * leader included) plus its live ones. siglock keeps the thread list
+ * still; the caller's reference keeps @leader.
+ */
+static int group_sum(struct task_struct *leader, struct taskstats *stats)
 {
-	struct task_struct *leader, *t;
+	struct task_struct *t;
 	unsigned long flags;
-	int ret = -ESRCH;
 	u64 now_ns;
 
+	if (!lock_task_sighand(leader, &flags))
+		return -ESRCH;
+	if (leader->signal->stats)
+		memcpy(stats, leader->signal->stats, sizeof(*stats));
+	now_ns = ktime_get_ns();
+	for_each_thread(leader, t)
+		if (!t->exit_state)
+			group_add_thread(stats, t, now_ns);
+	unlock_task_sighand(leader, &flags);
+	return 0;
+}
+
+/* One thread group by tgid, if @rq may see and read its leader. */
+static int collect_tgid(const struct requester *rq, u32 tgid,
+			struct taskstats *stats)
+{
+	struct task_struct *leader = find_get_task_by_vpid(tgid);
+	int ret = -ESRCH;
+
 	memset(stats, 0, sizeof(*stats));
-	rcu_read_lock();
-	leader = find_task_by_vpid(tgid);
-	if (leader && lock_task_sighand(leader, &flags)) {
-		if (leader->signal->stats)
-			memcpy(stats, leader->signal->stats, sizeof(*stats));
-		now_ns = ktime_get_ns();
-		/* Exited threads, a zombie leader included, are in signal->stats. */
-		for_each_thread(leader, t)
-			if (!t->exit_state)
-				group_add_thread(stats, t, now_ns);
-		unlock_task_sighand(leader, &flags);
-		ret = 0;
+	if (leader) {
+		ret = may_read(rq, leader) ? group_sum(leader, stats) : -EPERM;
+		put_task_struct(leader);
 	}
-	rcu_read_unlock();
 	stats->version = TASKSTATS_VERSION;
 	return ret;
 }
@@ -371,58 +493,75 @@ cancel:
 	return -EMSGSIZE;
 }
 
+/* Appends a TASKSTATS_CMD_NEW message with @n records, or fails whole. */
+static int records_put(struct sk_buff *skb, u32 portid, u32 seq, int flags,
+		       const struct ts_record *recs, int n)
+{
+	void *hdr = genlmsg_put(skb, portid, seq, &family, flags,
+				TASKSTATS_CMD_NEW);
+	int i;
+
+	if (!hdr)
+		return -EMSGSIZE;
+	for (i = 0; i < n; i++) {
+		if (record_fill(skb, &recs[i])) {
+			genlmsg_cancel(skb, hdr);
+			return -EMSGSIZE;
+		}
+	}
+	genlmsg_end(skb, hdr);
+	return 0;
+}
+
 /*
- * A message with @n records: the answer to @info, or (@info NULL) an exit
- * event stamped with this CPU's sequence number.
+ * A message of its own with @n records: the answer to @info, or (@info
+ * NULL) an exit event stamped with this CPU's sequence number.
  */
 static struct sk_buff *records_msg(struct genl_info *info,
 				   const struct ts_record *recs, int n)
 {
 	struct sk_buff *skb = genlmsg_new(n * record_size(), GFP_KERNEL);
-	void *hdr;
-	int i;
+	int ret;
 
 	if (!skb)
 		return NULL;
 	if (info)
-		hdr = genlmsg_put_reply(skb, info, &family, 0, TASKSTATS_CMD_NEW);
+		ret = records_put(skb, info->snd_portid, info->snd_seq, 0, recs, n);
 	else
-		hdr = genlmsg_put(skb, 0, this_cpu_inc_return(taskstats_seqnum) - 1,
-				  &family, 0, TASKSTATS_CMD_NEW);
-	if (!hdr)
-		goto fail;
-	for (i = 0; i < n; i++)
-		if (record_fill(skb, &recs[i]))
-			goto fail;
-	genlmsg_end(skb, hdr);
+		ret = records_put(skb, 0, this_cpu_inc_return(taskstats_seqnum) - 1,
+				  0, recs, n);
+	if (ret) {
+		nlmsg_free(skb);
+		return NULL;
+	}
 	return skb;
-fail:
-	nlmsg_free(skb);
-	return NULL;
 }
 
 /* ------------------------------------------------------------- requests */
 
 /* GET of one task (PID) or one thread group (TGID). */
-static int cmd_get_stats(struct genl_info *info, int id_type, u32 id)
+static int cmd_get_stats(struct sk_buff *skb, struct genl_info *info,
+			 int id_type, u32 id)
 {
 	struct ts_record rec = { .id_type = id_type, .id = id };
 	struct taskstats *stats;
-	struct sk_buff *skb;
+	struct requester rq;
+	struct sk_buff *rep;
 	int ret;
 
+	requester_init(&rq, skb);
 	stats = kmem_cache_alloc(taskstats_cache, GFP_KERNEL);
 	if (!stats)
 		return -ENOMEM;
 	if (id_type == TASKSTATS_TYPE_PID)
-		ret = collect_pid(id, stats);
+		ret = collect_pid(&rq, id, stats);
 	else
-		ret = collect_tgid(id, stats);
+		ret = collect_tgid(&rq, id, stats);
 	if (ret)
 		goto out;
 	rec.stats = stats;
-	skb = records_msg(info, &rec, 1);
-	ret = skb ? genlmsg_reply(skb, info) : -ENOMEM;
+	rep = records_msg(info, &rec, 1);
+	ret = rep ? genlmsg_reply(rep, info) : -ENOMEM;
 out:
 	kmem_cache_free(taskstats_cache, stats);
 	return ret;
@@ -450,28 +589,27 @@ static int parse_cpumask(const struct nlattr *na, struct cpumask *mask)
 	return 0;
 }
 
-/* REGISTER_CPUMASK and DEREGISTER_CPUMASK. */
-static int cmd_listener(struct genl_info *info, const struct nlattr *na,
-			bool add)
+/* REGISTER_CPUMASK and DEREGISTER_CPUMASK: administrators only. */
+static int cmd_listener(struct sk_buff *skb, struct genl_info *info,
+			const struct nlattr *na, bool add)
 {
+	struct net *net = genl_info_net(info);
+	struct requester rq;
 	cpumask_var_t mask;
 	int ret;
 
+	requester_init(&rq, skb);
+	if (!rq.ns_admin)
+		return -EPERM;
 	if (!alloc_cpumask_var(&mask, GFP_KERNEL))
 		return -ENOMEM;
 	ret = parse_cpumask(na, mask);
 	if (ret)
 		goto out;
-	/* Exit records carry initial-namespace ids: keep them there. */
-	if (current_user_ns() != &init_user_ns ||
-	    task_active_pid_ns(current) != &init_pid_ns) {
-		ret = -EINVAL;
-		goto out;
-	}
 	if (add)
-		ret = listeners_add(mask, info->snd_portid);
+		ret = listeners_add(mask, net, info->snd_portid, &rq);
 	else
-		listeners_del(mask, info->snd_portid);
+		listeners_del(mask, net, info->snd_portid);
 out:
 	free_cpumask_var(mask);
 	return ret;
@@ -483,18 +621,93 @@ static int taskstats_user_cmd(struct sk_buff *skb, struct genl_info *info)
 	struct nlattr **attrs = info->attrs;
 
 	if (attrs[TASKSTATS_CMD_ATTR_REGISTER_CPUMASK])
-		return cmd_listener(info, attrs[TASKSTATS_CMD_ATTR_REGISTER_CPUMASK],
-				    true);
+		return cmd_listener(skb, info,
+				    attrs[TASKSTATS_CMD_ATTR_REGISTER_CPUMASK], true);
 	if (attrs[TASKSTATS_CMD_ATTR_DEREGISTER_CPUMASK])
-		return cmd_listener(info, attrs[TASKSTATS_CMD_ATTR_DEREGISTER_CPUMASK],
-				    false);
+		return cmd_listener(skb, info,
+				    attrs[TASKSTATS_CMD_ATTR_DEREGISTER_CPUMASK], false);
 	if (attrs[TASKSTATS_CMD_ATTR_PID])
-		return cmd_get_stats(info, TASKSTATS_TYPE_PID,
+		return cmd_get_stats(skb, info, TASKSTATS_TYPE_PID,
 				     nla_get_u32(attrs[TASKSTATS_CMD_ATTR_PID]));
 	if (attrs[TASKSTATS_CMD_ATTR_TGID])
-		return cmd_get_stats(info, TASKSTATS_TYPE_TGID,
+		return cmd_get_stats(skb, info, TASKSTATS_TYPE_TGID,
 				     nla_get_u32(attrs[TASKSTATS_CMD_ATTR_TGID]));
 	return -EINVAL;
+}
+
+/*
+ * The next task of the dump at or after pid number @nr, with a reference,
+ * or NULL at the end; *@nr is set to its pid number. A thread group dump
+ * only stops at group leaders.
+ */
+static struct task_struct *dump_next(struct pid_namespace *ns, int *nr,
+				     bool tgid)
+{
+	struct task_struct *tsk = NULL;
+	struct pid *pid;
+
+	rcu_read_lock();
+	while ((pid = find_ge_pid(*nr, ns))) {
+		*nr = pid_nr_ns(pid, ns);
+		tsk = pid_task(pid, tgid ? PIDTYPE_TGID : PIDTYPE_PID);
+		if (tsk) {
+			get_task_struct(tsk);
+			break;
+		}
+		(*nr)++;
+	}
+	rcu_read_unlock();
+	return tsk;
+}
+
+/*
+ * GET with NLM_F_DUMP: as many records per message as fit. cb->args[0]
+ * is the pid number to resume from; a record that did not fit is
+ * collected again for the next message.
+ */
+static int taskstats_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	struct nlattr **attrs = genl_dumpit_info(cb)->info.attrs;
+	bool tgid = attrs && nla_get_flag(attrs[TASKSTATS_CMD_ATTR_DUMP_TGID]);
+	struct ts_record rec = { .id_type = tgid ? TASKSTATS_TYPE_TGID :
+						   TASKSTATS_TYPE_PID };
+	struct task_struct *tsk;
+	struct taskstats *stats;
+	struct requester rq;
+	int nr = cb->args[0];
+	int ret = 0;
+
+	requester_init(&rq, cb->skb);
+	stats = kmem_cache_alloc(taskstats_cache, GFP_KERNEL);
+	if (!stats)
+		return -ENOMEM;
+	for (; (tsk = dump_next(rq.pid_ns, &nr, tgid)); nr++) {
+		if (!may_read(&rq, tsk)) {
+			put_task_struct(tsk);
+			continue;
+		}
+		if (tgid)
+			ret = collect_tgid(&rq, nr, stats);
+		else
+			collect_task(stats, tsk, rq.user_ns, rq.pid_ns);
+		put_task_struct(tsk);
+		if (ret) {	/* the group died meanwhile */
+			ret = 0;
+			continue;
+		}
+		rec.id = nr;
+		rec.stats = stats;
+		ret = records_put(skb, NETLINK_CB(cb->skb).portid,
+				  cb->nlh->nlmsg_seq, NLM_F_MULTI, &rec, 1);
+		if (ret)
+			break;
+	}
+	cb->args[0] = nr;
+	kmem_cache_free(taskstats_cache, stats);
+	/* A record that fits in no message at all would loop forever. */
+	if (ret && !skb->len)
+		return ret;
+	return skb->len;
 }
 
 static int cgroupstats_user_cmd(struct sk_buff *skb, struct genl_info *info)
@@ -530,6 +743,12 @@ static int cgroupstats_user_cmd(struct sk_buff *skb, struct genl_info *info)
 
 /* ------------------------------------------------------------ exit path */
 
+/* The sighand of current in do_exit(): only exec or release change it. */
+static struct sighand_struct *exiting_sighand(struct task_struct *tsk)
+{
+	return rcu_dereference_protected(tsk->sighand, tsk == current);
+}
+
 /*
  * signal->stats of a multi-threaded group, allocated on first use; NULL
  * for a single-threaded one (or if the allocation failed, which only
@@ -538,6 +757,7 @@ static int cgroupstats_user_cmd(struct sk_buff *skb, struct genl_info *info)
 static struct taskstats *group_stats(struct task_struct *tsk)
 {
 	struct signal_struct *sig = tsk->signal;
+	struct sighand_struct *sighand;
 	struct taskstats *stats, *new;
 	unsigned long flags;
 
@@ -547,17 +767,16 @@ static struct taskstats *group_stats(struct task_struct *tsk)
 		return stats;
 
 	new = kmem_cache_zalloc(taskstats_cache, GFP_KERNEL);
-	/* @tsk is current, in do_exit(): its sighand is still there. */
-	if (lock_task_sighand(tsk, &flags)) {
-		stats = sig->stats;
-		if (!stats) {
-			/* Publishes the zeroed record to lockless readers. */
-			smp_store_release(&sig->stats, new);
-			stats = new;
-			new = NULL;
-		}
-		unlock_task_sighand(tsk, &flags);
+	sighand = exiting_sighand(tsk);
+	spin_lock_irqsave(&sighand->siglock, flags);
+	stats = sig->stats;
+	if (!stats) {
+		/* Publishes the zeroed record to lockless readers. */
+		smp_store_release(&sig->stats, new);
+		stats = new;
+		new = NULL;
 	}
+	spin_unlock_irqrestore(&sighand->siglock, flags);
 	if (new)
 		kmem_cache_free(taskstats_cache, new);
 	return stats;
@@ -566,38 +785,90 @@ static struct taskstats *group_stats(struct task_struct *tsk)
 /* Folds the exiting thread into its group's record of exited threads. */
 static void group_fold_exit(struct task_struct *tsk, struct taskstats *group)
 {
+	struct sighand_struct *sighand = exiting_sighand(tsk);
 	unsigned long flags;
 
-	if (lock_task_sighand(tsk, &flags)) {
-		group_add_thread(group, tsk, ktime_get_ns());
-		unlock_task_sighand(tsk, &flags);
-	}
+	spin_lock_irqsave(&sighand->siglock, flags);
+	group_add_thread(group, tsk, ktime_get_ns());
+	spin_unlock_irqrestore(&sighand->siglock, flags);
 }
 
-/* Unicasts @skb to every listener of @l; consumes @skb. */
-static void send_to_listeners(struct sk_buff *skb, struct listener_list *l)
+/* Whether listener @s may hear of @tsk: visible in its pid namespace and readable. */
+static bool listener_sees(const struct listener *s, struct task_struct *tsk)
 {
-	struct sk_buff *cur = skb, *next;
+	bool own;
+
+	if (!task_pid_nr_ns(tsk, s->rq.pid_ns))
+		return false;
+	if (s->rq.admin)
+		return true;
+	rcu_read_lock();
+	own = in_userns(s->rq.pid_ns->user_ns, __task_cred(tsk)->user_ns);
+	rcu_read_unlock();
+	return own;
+}
+
+/* The exit message of @tsk with the ids of @rq's namespaces. */
+static struct sk_buff *exit_msg(struct task_struct *tsk, int group_dead,
+				struct taskstats *group,
+				const struct requester *rq,
+				struct taskstats *stats)
+{
+	struct ts_record recs[2] = {
+		{ TASKSTATS_TYPE_PID, task_pid_nr_ns(tsk, rq->pid_ns), stats },
+		{ TASKSTATS_TYPE_TGID, task_tgid_nr_ns(tsk, rq->pid_ns), group },
+	};
+
+	collect_task(stats, tsk, rq->user_ns, rq->pid_ns);
+	if (group_dead)
+		stats->ac_flag |= AGROUP;
+	/* The group record goes with the death of its last thread. */
+	if (group && group_dead) {
+		group->version = TASKSTATS_VERSION;
+		return records_msg(NULL, recs, 2);
+	}
+	return records_msg(NULL, recs, 1);
+}
+
+/*
+ * Sends @tsk's exit to the listeners of @l that may hear of it. Listeners
+ * sharing namespaces (usually all of them) share one message, cloned.
+ */
+static void notify_listeners(struct task_struct *tsk, int group_dead,
+			     struct taskstats *group, struct listener_list *l)
+{
+	const struct requester *view = NULL;
+	struct sk_buff *msg = NULL, *skb;
+	struct taskstats *stats;
 	bool stale = false;
 	struct listener *s;
 
+	stats = kmem_cache_alloc(taskstats_cache, GFP_KERNEL);
+	if (!stats)
+		return;
 	down_read(&l->sem);
 	list_for_each_entry(s, &l->list, list) {
-		next = NULL;
-		if (!list_is_last(&s->list, &l->list)) {
-			next = skb_clone(cur, GFP_KERNEL);
-			if (!next)
+		if (!listener_sees(s, tsk))
+			continue;
+		if (!view || view->pid_ns != s->rq.pid_ns ||
+		    view->user_ns != s->rq.user_ns) {
+			nlmsg_free(msg);
+			view = &s->rq;
+			msg = exit_msg(tsk, group_dead, group, view, stats);
+			if (!msg)
 				break;
 		}
-		if (genlmsg_unicast(&init_net, cur, s->portid) == -ECONNREFUSED) {
+		skb = skb_clone(msg, GFP_KERNEL);
+		if (!skb)
+			break;
+		if (genlmsg_unicast(s->net, skb, s->portid) == -ECONNREFUSED) {
 			s->valid = false;
 			stale = true;
 		}
-		cur = next;
 	}
 	up_read(&l->sem);
-	if (cur)
-		nlmsg_free(cur);
+	nlmsg_free(msg);
+	kmem_cache_free(taskstats_cache, stats);
 	if (stale)
 		listeners_prune(l);
 }
@@ -609,11 +880,8 @@ static void send_to_listeners(struct sk_buff *skb, struct listener_list *l)
  */
 void taskstats_exit(struct task_struct *tsk, int group_dead)
 {
-	struct ts_record recs[2];
 	struct listener_list *l;
-	struct taskstats *group, *stats;
-	struct sk_buff *skb;
-	int n = 1;
+	struct taskstats *group;
 
 	if (!family_registered)
 		return;
@@ -625,25 +893,7 @@ void taskstats_exit(struct task_struct *tsk, int group_dead)
 	l = raw_cpu_ptr(&listener_array);
 	if (list_empty(&l->list))
 		return;
-
-	stats = kmem_cache_alloc(taskstats_cache, GFP_KERNEL);
-	if (!stats)
-		return;
-	collect_task(stats, tsk, &init_user_ns, &init_pid_ns);
-	if (group_dead)
-		stats->ac_flag |= AGROUP;
-	recs[0] = (struct ts_record){ TASKSTATS_TYPE_PID,
-				      task_pid_nr_ns(tsk, &init_pid_ns), stats };
-	if (group && group_dead) {
-		group->version = TASKSTATS_VERSION;
-		recs[n++] = (struct ts_record){ TASKSTATS_TYPE_TGID,
-						task_tgid_nr_ns(tsk, &init_pid_ns),
-						group };
-	}
-	skb = records_msg(NULL, recs, n);
-	kmem_cache_free(taskstats_cache, stats);
-	if (skb)
-		send_to_listeners(skb, l);
+	notify_listeners(tsk, group_dead, group, l);
 }
 
 /* --------------------------------------------------------------- family */
@@ -653,6 +903,7 @@ static const struct nla_policy taskstats_cmd_get_policy[] = {
 	[TASKSTATS_CMD_ATTR_TGID]		= { .type = NLA_U32 },
 	[TASKSTATS_CMD_ATTR_REGISTER_CPUMASK]	= { .type = NLA_STRING },
 	[TASKSTATS_CMD_ATTR_DEREGISTER_CPUMASK]	= { .type = NLA_STRING },
+	[TASKSTATS_CMD_ATTR_DUMP_TGID]		= { .type = NLA_FLAG },
 };
 
 static const struct nla_policy cgroupstats_cmd_get_policy[] = {
@@ -662,12 +913,14 @@ static const struct nla_policy cgroupstats_cmd_get_policy[] = {
 /* Liberal validation, as clients built since 2006 expect. */
 static const struct genl_ops taskstats_ops[] = {
 	{
+		/* Permissions are checked per task: see the top of this file. */
 		.cmd		= TASKSTATS_CMD_GET,
-		.validate	= GENL_DONT_VALIDATE_STRICT | GENL_DONT_VALIDATE_DUMP,
+		.validate	= GENL_DONT_VALIDATE_STRICT |
+				  GENL_DONT_VALIDATE_DUMP_STRICT,
 		.doit		= taskstats_user_cmd,
+		.dumpit		= taskstats_dumpit,
 		.policy		= taskstats_cmd_get_policy,
 		.maxattr	= ARRAY_SIZE(taskstats_cmd_get_policy) - 1,
-		.flags		= GENL_ADMIN_PERM,
 	},
 	{
 		.cmd		= CGROUPSTATS_CMD_GET,
@@ -709,6 +962,11 @@ static int __init taskstats_init(void)
 
 	if (ret)
 		return ret;
+	ret = netlink_register_notifier(&taskstats_netlink_nb);
+	if (ret) {
+		genl_unregister_family(&family);
+		return ret;
+	}
 	family_registered = true;
 	pr_info("registered taskstats version %d\n", TASKSTATS_GENL_VERSION);
 	return 0;

@@ -211,13 +211,19 @@ enum {
 
 #define TASKSTATS_TYPE_MAX (__TASKSTATS_TYPE_MAX - 1)
 
-/* Attributes of a TASKSTATS_CMD_GET request; one per request. */
+/*
+ * Attributes of a TASKSTATS_CMD_GET request; one per request. A GET with
+ * NLM_F_DUMP takes no id: it streams one AGGR_PID record per task of the
+ * requester's pid namespace, or one AGGR_TGID record per thread group
+ * when DUMP_TGID is present.
+ */
 enum {
 	TASKSTATS_CMD_ATTR_UNSPEC = 0,
 	TASKSTATS_CMD_ATTR_PID,			/* u32: one task */
 	TASKSTATS_CMD_ATTR_TGID,		/* u32: one thread group */
 	TASKSTATS_CMD_ATTR_REGISTER_CPUMASK,	/* cpulist string */
 	TASKSTATS_CMD_ATTR_DEREGISTER_CPUMASK,	/* cpulist string */
+	TASKSTATS_CMD_ATTR_DUMP_TGID,		/* flag, dump only */
 	__TASKSTATS_CMD_ATTR_MAX,
 };
 
