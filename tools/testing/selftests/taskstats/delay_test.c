@@ -405,13 +405,15 @@ TEST_F_TIMEOUT(delay, reading_a_file_larger_than_its_memcg_waits_in_freepages, 1
 
 /*
  * Thrashing is a refault of a page that was part of the working set when
- * it was evicted (it had been active, then deactivated). Anonymous memory
- * cycled through swap does that reliably: every pass over 24 MiB in a
- * 16 MiB cgroup re-reads pages the previous pass made active.
+ * it was evicted: it had been activated, then deactivated, then swapped
+ * out, and it comes back within a working set's distance. Anonymous
+ * memory cycled through swap, a little more than the cgroup holds, does
+ * that within a few passes: pass 2 refaults and activates what pass 1
+ * pushed out, later passes refault pages that were in the working set.
  */
 TEST_F_TIMEOUT(delay, cycling_memory_through_swap_waits_in_thrashing, 180)
 {
-	struct mem_job job = { .size = 24 << 20, .passes = 6 };
+	struct mem_job job = { .size = 20 << 20, .passes = 8 };
 	const char *dev = getenv("RIG_SWAP_DEV");
 	struct taskstats ts;
 	int err;

@@ -349,7 +349,13 @@ static int cgroupstats_plain_dir(int fd, uint16_t family, pid_t other)
 FIXTURE(unpriv) {
 	int fd;
 	uint16_t family;
+	bool self_query;	/* the kernel lets anyone read its own tasks */
 };
+
+static void ignore_record(uint32_t id, int aggr, const struct taskstats *ts,
+			  void *arg)
+{
+}
 
 FIXTURE_SETUP(unpriv)
 {
@@ -357,6 +363,9 @@ FIXTURE_SETUP(unpriv)
 	ASSERT_LE(0, self->fd);
 	if (tsnl_family(self->fd, TASKSTATS_GENL_NAME, &self->family))
 		SKIP(return, "no TASKSTATS family");
+	/* Kernels that can dump also serve unprivileged self-queries. */
+	self->self_query = tsnl_dump(self->fd, self->family, false,
+				     ignore_record, NULL) > 0;
 }
 
 FIXTURE_TEARDOWN(unpriv)
@@ -375,6 +384,8 @@ TEST_F(unpriv, without_cap_net_admin_get_of_another_users_task_is_eperm)
 
 TEST_F(unpriv, without_cap_net_admin_get_of_ones_own_group_is_eperm)
 {
+	if (self->self_query)
+		SKIP(return, "this kernel serves self-queries: ext_test checks them");
 	ASSERT_EQ(0, as_nobody(get_self, self->family, 0));
 }
 

@@ -567,3 +567,50 @@ int ts_worker_stop(struct ts_worker *w)
 	waitpid(w->pid, &status, 0);
 	return status;
 }
+
+/**
+ * tsnl_dump() - TASKSTATS_CMD_GET with NLM_F_DUMP.
+ * @tgid: ask for one record per thread group (TASKSTATS_CMD_ATTR_DUMP_TGID)
+ * @fn: called for every record, in the order the kernel sent them
+ *
+ * Return: the number of records, or the negative errno of the dump
+ * (-EOPNOTSUPP from a kernel that cannot dump).
+ */
+int tsnl_dump(int fd, uint16_t family, bool tgid, tsnl_dump_fn fn, void *arg)
+{
+	static char buf[TSNL_BUF_SIZE];
+	struct tsnl_msg m;
+	int n, records = 0, err;
+
+	tsnl_msg_init(&m, family, TASKSTATS_CMD_GET, NLM_F_DUMP);
+	if (tgid)
+		tsnl_put(&m, TASKSTATS_CMD_ATTR_DUMP_TGID, NULL, 0);
+	err = tsnl_send(fd, &m);
+	if (err)
+		return err;
+	for (;;) {
+		struct nlmsghdr *h;
+
+		n = tsnl_recv(fd, buf, sizeof(buf), 0);
+		if (n < 0)
+			return n;
+		for (h = (void *)buf; NLMSG_OK(h, n); h = NLMSG_NEXT(h, n)) {
+			struct taskstats ts;
+			struct tsnl_reply r;
+
+			if (h->nlmsg_seq != m.nlh.nlmsg_seq)
+				continue;
+			if (h->nlmsg_type == NLMSG_DONE) {
+				err = *(int *)NLMSG_DATA(h);
+				return err < 0 ? err : records;
+			}
+			if (h->nlmsg_type == NLMSG_ERROR)
+				return ((struct nlmsgerr *)NLMSG_DATA(h))->error;
+			if (tsnl_parse(h, h->nlmsg_len, &r) || !r.stats)
+				return -EBADMSG;
+			tsnl_stats_copy(&ts, &r);
+			fn(r.id, r.aggr_type, &ts, arg);
+			records++;
+		}
+	}
+}

@@ -77,6 +77,11 @@ int tsnl_parse_exit(const void *msg, int len, struct tsnl_exit *e);
 typedef void (*tsnl_exit_fn)(const struct tsnl_exit *e, void *arg);
 int tsnl_drain(int fd, tsnl_exit_fn fn, void *arg);
 
+/* One record of a dump: its id, AGGR_PID or AGGR_TGID, and its stats. */
+typedef void (*tsnl_dump_fn)(uint32_t id, int aggr, const struct taskstats *ts,
+			     void *arg);
+int tsnl_dump(int fd, uint16_t family, bool tgid, tsnl_dump_fn fn, void *arg);
+
 /* Small helpers shared by the tests. */
 int ts_read_file(const char *path, char *buf, int size);
 int ts_write_file(const char *path, const char *s);

@@ -1,0 +1,446 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * What this implementation adds to the interface: the whole-system dump,
+ * unprivileged self-query and container-aware access. A kernel without
+ * them (it cannot dump) skips these tests.
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+
+#include "../kselftest_harness.h"
+#include "tsnl.h"
+
+#define NCHILD		32
+#define MAX_IDS		65536
+
+/* Children that pause until killed: the tasks alive through a dump. */
+struct herd {
+	int n;
+	pid_t pid[NCHILD];
+};
+
+static int herd_start(struct herd *h, int n)
+{
+	h->n = 0;
+	while (h->n < n) {
+		pid_t pid = fork();
+
+		if (pid < 0)
+			return -errno;
+		if (pid == 0) {
+			for (;;)
+				pause();
+		}
+		h->pid[h->n++] = pid;
+	}
+	return 0;
+}
+
+static void herd_stop(struct herd *h)
+{
+	for (int i = 0; i < h->n; i++) {
+		kill(h->pid[i], SIGKILL);
+		waitpid(h->pid[i], NULL, 0);
+	}
+	h->n = 0;
+}
+
+/* How often each id was seen in one dump. */
+struct seen {
+	unsigned char count[MAX_IDS];
+	int records, wrong_aggr, other_uid;
+	int aggr;		/* the aggregate type every record must have */
+	uint32_t uid;		/* when set, the uid every record must have */
+	bool check_uid;
+};
+
+static void count_record(uint32_t id, int aggr, const struct taskstats *ts,
+			 void *arg)
+{
+	struct seen *s = arg;
+
+	s->records++;
+	if (aggr != s->aggr)
+		s->wrong_aggr++;
+	if (s->check_uid && ts->ac_uid != s->uid)
+		s->other_uid++;
+	if (id < MAX_IDS && s->count[id] < 255)
+		s->count[id]++;
+}
+
+static int dump_into(int fd, uint16_t family, bool tgid, struct seen *s)
+{
+	memset(s->count, 0, sizeof(s->count));
+	s->records = 0;
+	s->wrong_aggr = 0;
+	s->other_uid = 0;
+	s->aggr = tgid ? TASKSTATS_TYPE_AGGR_TGID : TASKSTATS_TYPE_AGGR_PID;
+	return tsnl_dump(fd, family, tgid, count_record, s);
+}
+
+static int max_count(const struct seen *s)
+{
+	int max = 0;
+
+	for (int i = 0; i < MAX_IDS; i++)
+		if (s->count[i] > max)
+			max = s->count[i];
+	return max;
+}
+
+FIXTURE(ext) {
+	int fd;
+	uint16_t family;
+	struct herd herd;
+	struct seen seen;
+};
+
+FIXTURE_SETUP(ext)
+{
+	struct seen probe = { 0 };
+	int n;
+
+	self->herd.n = 0;
+	self->fd = tsnl_open();
+	ASSERT_LE(0, self->fd);
+	if (tsnl_family(self->fd, TASKSTATS_GENL_NAME, &self->family))
+		SKIP(return, "no TASKSTATS family");
+	n = dump_into(self->fd, self->family, false, &probe);
+	if (n == -EOPNOTSUPP)
+		SKIP(return, "this kernel cannot dump: it has none of these extensions");
+	ASSERT_LT(0, n);
+}
+
+FIXTURE_TEARDOWN(ext)
+{
+	herd_stop(&self->herd);
+	close(self->fd);
+}
+
+TEST_F(ext, dump_lists_every_task_exactly_once)
+{
+	ASSERT_EQ(0, herd_start(&self->herd, NCHILD));
+	ASSERT_LT(NCHILD, dump_into(self->fd, self->family, false, &self->seen));
+	EXPECT_EQ(0, self->seen.wrong_aggr);
+	for (int i = 0; i < NCHILD; i++)
+		EXPECT_EQ(1, self->seen.count[self->herd.pid[i]]);
+	EXPECT_EQ(1, self->seen.count[getpid()]);
+	EXPECT_EQ(1, max_count(&self->seen));
+}
+
+static void *park(void *arg)
+{
+	for (;;)
+		pause();
+	return NULL;
+}
+
+TEST_F(ext, dump_by_tgid_lists_each_thread_group_once)
+{
+	struct dirent *de;
+	pthread_t t[3];
+	int found = 0;
+	pid_t tid[3];
+	DIR *dir;
+
+	for (int i = 0; i < 3; i++)
+		ASSERT_EQ(0, pthread_create(&t[i], NULL, park, NULL));
+	/* Our threads' ids: the entries of /proc/self/task but our own. */
+	dir = opendir("/proc/self/task");
+	ASSERT_NE(NULL, dir);
+	while (found < 3 && (de = readdir(dir))) {
+		int id = atoi(de->d_name);
+
+		if (id > 0 && id != getpid())
+			tid[found++] = id;
+	}
+	closedir(dir);
+	ASSERT_EQ(3, found);
+	ASSERT_LT(3, dump_into(self->fd, self->family, true, &self->seen));
+	EXPECT_EQ(0, self->seen.wrong_aggr);
+	EXPECT_EQ(1, self->seen.count[getpid()]);
+	for (int i = 0; i < 3; i++)
+		EXPECT_EQ(0, self->seen.count[tid[i]]);
+	EXPECT_EQ(1, max_count(&self->seen));
+}
+
+/* Forks children that exit at once, as fast as it can, until killed. */
+static pid_t churn(void)
+{
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		for (;;) {
+			pid_t c = fork();
+
+			if (c == 0)
+				_exit(0);
+			if (c > 0)
+				waitpid(c, NULL, 0);
+		}
+	}
+	return pid;
+}
+
+/*
+ * Dumps @rounds times; 0 if every task of the herd appeared exactly once
+ * in each and no id appeared twice.
+ */
+static int dumps_see_herd_once(struct _test_data_ext *self, int rounds)
+{
+	for (int round = 0; round < rounds; round++) {
+		if (dump_into(self->fd, self->family, false, &self->seen) <= NCHILD)
+			return 1;
+		for (int i = 0; i < NCHILD; i++)
+			if (self->seen.count[self->herd.pid[i]] != 1)
+				return 2;
+		if (max_count(&self->seen) != 1)
+			return 3;
+	}
+	return 0;
+}
+
+TEST_F(ext, dump_racing_forks_and_exits_keeps_each_survivor_once)
+{
+	pid_t churner[2];
+	int ret;
+
+	ASSERT_EQ(0, herd_start(&self->herd, NCHILD));
+	churner[0] = churn();
+	churner[1] = churn();
+	ret = dumps_see_herd_once(self, 10);
+	for (int i = 0; i < 2; i++) {
+		kill(churner[i], SIGKILL);
+		waitpid(churner[i], NULL, 0);
+	}
+	EXPECT_EQ(0, ret);
+}
+
+/* Runs @fn in a child as uid/gid 65534 without capabilities. */
+static int as_nobody(int (*fn)(uint16_t family, pid_t other), uint16_t family,
+		     pid_t other)
+{
+	int status;
+	pid_t pid = fork();
+
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		if (setresgid(65534, 65534, 65534) || setresuid(65534, 65534, 65534))
+			_exit(100);
+		prctl(PR_SET_DUMPABLE, 1);
+		_exit(fn(family, other));
+	}
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return -1;
+	return WEXITSTATUS(status);
+}
+
+/* Exit codes of the unprivileged helpers: 0 is what the test expects. */
+static int get_own_task(uint16_t family, pid_t other)
+{
+	static char buf[TSNL_BUF_SIZE];
+	struct tsnl_reply r;
+	struct taskstats ts;
+	int fd = tsnl_open();
+
+	if (fd < 0)
+		return 10;
+	if (tsnl_get(fd, family, TASKSTATS_CMD_ATTR_PID, getpid(), &ts, &r, buf))
+		return 11;
+	if (ts.ac_pid != (uint32_t)getpid() || ts.ac_uid != 65534)
+		return 12;
+	return 0;
+}
+
+static int get_roots_task(uint16_t family, pid_t other)
+{
+	static char buf[TSNL_BUF_SIZE];
+	struct tsnl_reply r;
+	struct taskstats ts;
+	int fd = tsnl_open();
+
+	if (fd < 0)
+		return 10;
+	return tsnl_get(fd, family, TASKSTATS_CMD_ATTR_PID, other, &ts, &r, buf) == -EPERM ?
+	       0 : 11;
+}
+
+static int dump_own_tasks(uint16_t family, pid_t other)
+{
+	static struct seen s;
+	int fd = tsnl_open();
+
+	if (fd < 0)
+		return 10;
+	s.check_uid = true;
+	s.uid = 65534;
+	if (dump_into(fd, family, false, &s) < 1)
+		return 11;
+	if (s.other_uid || s.count[other] || s.count[getpid()] != 1)
+		return 12;
+	return 0;
+}
+
+static int register_listener(uint16_t family, pid_t other)
+{
+	int fd = tsnl_open();
+
+	if (fd < 0)
+		return 10;
+	return tsnl_cpumask(fd, family, TASKSTATS_CMD_ATTR_REGISTER_CPUMASK, "0") == -EPERM ?
+	       0 : 11;
+}
+
+TEST_F(ext, unprivileged_get_of_ones_own_task_succeeds)
+{
+	EXPECT_EQ(0, as_nobody(get_own_task, self->family, 0));
+}
+
+TEST_F(ext, unprivileged_get_of_roots_task_is_eperm)
+{
+	EXPECT_EQ(0, as_nobody(get_roots_task, self->family, getpid()));
+}
+
+TEST_F(ext, unprivileged_dump_lists_only_ones_own_tasks)
+{
+	EXPECT_EQ(0, as_nobody(dump_own_tasks, self->family, getpid()));
+}
+
+TEST_F(ext, unprivileged_listener_registration_stays_eperm)
+{
+	EXPECT_EQ(0, as_nobody(register_listener, self->family, 0));
+}
+
+/*
+ * Container checks, run as pid 1 of new user, pid and net namespaces
+ * created by an unprivileged user. @host_pid is a task of the host.
+ */
+static int in_container(uint16_t family, pid_t host_pid)
+{
+	static char buf[TSNL_BUF_SIZE];
+	static struct seen s;
+	struct tsnl_reply r;
+	struct taskstats ts;
+	int fd, n, status;
+	struct tsnl_exit e;
+	pid_t child;
+
+	fd = tsnl_open();
+	if (fd < 0)
+		return 20;
+	if (tsnl_family(fd, TASKSTATS_GENL_NAME, &family))
+		return 21;
+	/* Ourselves, with ids of our namespaces. */
+	if (tsnl_get(fd, family, TASKSTATS_CMD_ATTR_PID, 1, &ts, &r, buf))
+		return 22;
+	if (ts.ac_pid != 1 || ts.ac_uid != 0 || ts.ac_ppid != 0)
+		return 23;
+	if (tsnl_get(fd, family, TASKSTATS_CMD_ATTR_TGID, 1, &ts, &r, buf))
+		return 24;
+	/* A host task does not exist here. */
+	if (tsnl_get(fd, family, TASKSTATS_CMD_ATTR_PID, host_pid, &ts, &r, buf) != -ESRCH)
+		return 25;
+	/* The dump is this namespace: only pid 1. */
+	n = dump_into(fd, family, false, &s);
+	if (n != 1 || s.count[1] != 1)
+		return 26;
+	/* A listener here hears this namespace's exits, with its ids. */
+	if (tsnl_cpumask(fd, family, TASKSTATS_CMD_ATTR_REGISTER_CPUMASK, "0-1") &&
+	    tsnl_cpumask(fd, family, TASKSTATS_CMD_ATTR_REGISTER_CPUMASK, "0"))
+		return 27;
+	child = fork();
+	if (child == 0)
+		_exit(3);
+	waitpid(child, &status, 0);
+	/* The host parent makes a task exit too; it must not arrive here. */
+	if (write(3, "x", 1) != 1 || read(4, buf, 1) != 1)
+		return 28;
+	n = 0;
+	while (tsnl_recv(fd, buf, sizeof(buf), MSG_DONTWAIT) > 0) {
+		struct nlmsghdr *h = (void *)buf;
+
+		if (tsnl_parse_exit(h, h->nlmsg_len, &e) || !e.have_pid)
+			return 29;
+		if (e.pid != (uint32_t)child || e.pid_ts.ac_ppid != 1)
+			return 30;
+		n++;
+	}
+	return n == 1 ? 0 : 31;
+}
+
+static int write_map(const char *file, const char *map)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/self/%s", file);
+	return ts_write_file(path, map);
+}
+
+/* As nobody: unshare user, pid and net namespaces, run in_container(). */
+static int container(uint16_t family, pid_t host_pid)
+{
+	int status;
+	pid_t pid;
+
+	if (unshare(CLONE_NEWUSER))
+		return 4;	/* user namespaces unavailable: skip */
+	if (write_map("setgroups", "deny") || write_map("uid_map", "0 65534 1") ||
+	    write_map("gid_map", "0 65534 1"))
+		return 40;
+	if (unshare(CLONE_NEWPID | CLONE_NEWNET))
+		return 41;
+	pid = fork();
+	if (pid == 0)
+		_exit(in_container(family, host_pid));
+	if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return 42;
+	return WEXITSTATUS(status);
+}
+
+TEST_F_TIMEOUT(ext, a_container_sees_its_own_tasks_and_nothing_of_the_host, 60)
+{
+	int to_parent[2], to_child[2], status, ret;
+	pid_t pid, host;
+	char c;
+
+	ASSERT_EQ(0, pipe(to_parent));
+	ASSERT_EQ(0, pipe(to_child));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		/* fds 3 and 4 talk to the host side, see in_container(). */
+		dup2(to_parent[1], 3);
+		dup2(to_child[0], 4);
+		_exit(as_nobody(container, self->family, getppid()));
+	}
+	close(to_parent[1]);
+	close(to_child[0]);
+	if (read(to_parent[0], &c, 1) == 1) {
+		host = fork();
+		if (host == 0)
+			_exit(0);
+		waitpid(host, NULL, 0);
+		ASSERT_EQ(1, write(to_child[1], "y", 1));
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	ret = WEXITSTATUS(status);
+	if (ret == 4)
+		SKIP(return, "cannot create a user namespace");
+	EXPECT_EQ(0, ret);
+}
+
+TEST_HARNESS_MAIN
