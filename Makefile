@@ -11,9 +11,9 @@
 #   QEMU_ARGS=..., KERNEL_ARGS=..., ACCEL=kvm, TIMEOUT=seconds, JOBS=n
 
 RIG := scripts/rig
-export KERNEL KSRC BUILD TESTS QEMU_ARGS KERNEL_ARGS ACCEL TIMEOUT JOBS EXTRA_CONFIG
+export KERNEL KSRC BUILD TESTS QEMU_ARGS KERNEL_ARGS ACCEL TIMEOUT JOBS EXTRA_CONFIG BENCH_RUNS BENCH_MODE
 
-.PHONY: help deps tree series checkpatch config kernel userspace run check check-configs memory clean distclean
+.PHONY: help deps tree series checkpatch config kernel userspace run check check-configs memory bench clean distclean
 
 help:
 	@sed -n 's/^#   //p; s/^## //p' Makefile
@@ -34,6 +34,10 @@ check-configs:
 ## memory      bytes of accounting state per task, series against reference
 memory:
 	@$(RIG) memory
+
+## bench       benchmarks against the reference (BENCH_RUNS=5, BENCH_MODE=full|quick)
+bench:
+	@$(RIG) bench
 
 ## deps        install what is missing with apt-get
 deps:

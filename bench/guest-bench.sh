@@ -1,0 +1,101 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The guest side of `make bench`: runs every workload of taskstats_bench once
+# and appends its RESULT lines (and '#' diagnostics) to the output file.
+#
+#   guest-bench.sh BENCH_BINARY OUTPUT_FILE quick|full
+#
+# A step that fails, times out or prints no result is recorded as
+# "RESULT <name> error -" and the next step runs; a step the kernel cannot
+# do at all (delay accounting missing) as "RESULT <name> unsupported -".
+# Uses RIG_SCRATCH_DEV (the scratch block device) for the O_DIRECT reads.
+set -u
+
+bench=${1:?usage: guest-bench.sh BENCH_BINARY OUTPUT_FILE quick|full}
+out=${2:?usage: guest-bench.sh BENCH_BINARY OUTPUT_FILE quick|full}
+mode=${3:-full}
+dev=${RIG_SCRATCH_DEV:-}
+
+case $mode in
+quick) q=(-q) limit=60 ;;
+full) q=() limit=300 ;;
+*) echo "guest-bench.sh: mode must be quick or full, not $mode" >&2; exit 2 ;;
+esac
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+log() { echo "# $*" >>"$out"; }
+
+# step NAME COMMAND...: runs one workload; NAME is what an error is filed as.
+step() {
+	local name=$1 rc t0 t1
+	shift
+	t0=$(date +%s.%N)
+	timeout -k 5 "$limit" "$@" >"$tmp/stdout" 2>"$tmp/stderr"
+	rc=$?
+	t1=$(date +%s.%N)
+	grep -E '^(RESULT|#) ' "$tmp/stdout" >>"$out"
+	sed 's/^/# stderr: /' "$tmp/stderr" >>"$out"
+	log "step $name: exit $rc after $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }') s"
+	if [[ $rc != 0 ]] || ! grep -q '^RESULT ' "$tmp/stdout"; then
+		[[ $rc == 124 || $rc == 137 ]] && log "step $name: timed out after ${limit}s"
+		echo "RESULT $name error -" >>"$out"
+	fi
+	return 0
+}
+
+log "taskstats bench: kernel $(uname -r) ($(uname -v)), mode $mode, $(nproc) CPUs"
+log "$(grep MemTotal /proc/meminfo)"
+if [[ ! -x $bench ]]; then
+	log "no benchmark binary at $bench"
+	for name in pingpong directio get_pid get_tgid_64 collect exit_l0 exit_l1 exit_l4; do
+		echo "RESULT $name error -" >>"$out"
+	done
+	exit 1
+fi
+
+# Pipe round trips and O_DIRECT reads with delay accounting off, then on.
+delayacct_prev=$(cat /proc/sys/kernel/task_delayacct 2>/dev/null || echo none)
+log "kernel.task_delayacct was $delayacct_prev"
+for state in off on; do
+	if "$bench" delayacct "$state" >"$tmp/delayacct" 2>&1; then
+		sed 's/^/# /' "$tmp/delayacct" >>"$out"
+		step "pingpong_delayacct_$state" "$bench" "${q[@]}" -T "delayacct_$state" pingpong
+		if [[ -b $dev || -f $dev ]]; then
+			step "directio_delayacct_$state" "$bench" "${q[@]}" -T "delayacct_$state" \
+				directio -f "$dev"
+		else
+			log "RIG_SCRATCH_DEV '$dev' is neither a block device nor a file"
+			echo "RESULT directio_delayacct_$state error -" >>"$out"
+		fi
+	else
+		sed 's/^/# /' "$tmp/delayacct" >>"$out"
+		log "cannot switch delay accounting $state"
+		echo "RESULT pingpong_delayacct_$state unsupported -" >>"$out"
+		echo "RESULT directio_delayacct_$state unsupported -" >>"$out"
+	fi
+done
+if [[ $delayacct_prev == [01] ]]; then
+	echo "$delayacct_prev" >/proc/sys/kernel/task_delayacct
+fi
+
+# GET latency: one task, then a thread group of 64.
+step get_pid "$bench" "${q[@]}" get
+step get_tgid_64 "$bench" "${q[@]}" tgid -t 64
+
+# Collecting every task: GET per /proc entry against the dump.
+if [[ $mode == quick ]]; then
+	step collect_100 "$bench" "${q[@]}" collect -N 100
+else
+	step collect_1000 "$bench" collect -N 1000
+	step collect_10000 "$bench" collect -N 10000
+fi
+
+# fork+exit+wait with 0, 1 and 4 exit listeners on all CPUs.
+for l in 0 1 4; do
+	step "exit_l$l" "$bench" "${q[@]}" exit -l "$l"
+done
+log "taskstats bench: done"
+exit 0

@@ -1,0 +1,456 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Formats the results of `make bench`.
+
+    bench/report.py RUN_DIR [--md bench/results.md] [--png bench/ratios.png]
+
+Input, in RUN_DIR:
+
+  <kernel>-<clock>-<i>.txt   the output file of one boot (bench/guest-bench.sh):
+                             kernel is reference, series or nostats; clock is
+                             wall (plain TCG) or icount (TCG with -icount
+                             shift=0); i counts the boots from 1. Lines are
+                             "RESULT <name> <value> <unit>", where value is a
+                             number, "error" or "unsupported"; every other line
+                             (the '#' diagnostics) is ignored. Other files in
+                             RUN_DIR are ignored.
+
+  meta.json                  written by the rig; every key is optional:
+    {
+      "date":    "2025-01-31T12:00:00Z",   # when the bench run started
+      "mode":    "full",                   # quick or full (guest-bench.sh $3)
+      "boots":   5,                        # boots per kernel and clock
+      "host":    "Linux build 6.1.0 x86_64 ...",   # uname -a of the host
+      "kernels": {                         # one entry per kernel booted
+        "reference": {"release": "6.12.0", "tree": "base",
+                      "commit": "0123abcd...", "config": "CONFIG_TASKSTATS=y ..."},
+        "series":    {"release": "6.12.0", "tree": "series", "commit": "..."},
+        "nostats":   {"release": "6.12.0", "config": "# CONFIG_TASKSTATS is not set"}
+      },                                   # an entry may also be a plain string
+      "qemu": {                            # the QEMU command line of each clock,
+        "wall":   "qemu-system-x86_64 -accel tcg -smp 2 -m 1536 ...",
+        "icount": "qemu-system-x86_64 -accel tcg -icount shift=0 ..."
+      },                                   # a string or a list of arguments
+      "notes":   "free text for the header"
+    }
+
+Output:
+
+  results.md   header (date, kernels, QEMU command lines), then one row per
+               (workload, clock): unit with the good direction (higher or
+               lower is better), the median over the boots of each kernel,
+               the ratio series/reference (and series/nostats where the
+               nostats kernel measured the workload, e.g. exit_l0), the
+               spread ((max - min) / median of each kernel) and a verdict
+               that only calls a difference when the kernels' min..max
+               ranges do not overlap. Then the dump against per-task GETs,
+               within each kernel that has the dump.
+  ratios.png   a bar chart of series/reference per workload and clock,
+               drawn with gnuplot (or matplotlib when gnuplot is missing).
+
+Only the Python standard library is needed for results.md.
+"""
+
+import argparse
+import json
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+
+KERNELS = ("reference", "series", "nostats")
+CLOCKS = ("wall", "icount")
+FILE_RE = re.compile(r"^(reference|series|nostats)-(wall|icount)-(\d+)\.txt$")
+
+HIGHER = "higher"
+LOWER = "lower"
+NEUTRAL = "info"
+
+
+def direction(unit):
+    """Which way is good for a unit: rates up, times and syscall counts down."""
+    if unit.endswith("/s"):
+        return HIGHER
+    if unit in ("ns", "us", "ms", "s", "syscalls"):
+        return LOWER
+    return NEUTRAL
+
+
+ARROW = {HIGHER: "↑ higher is better", LOWER: "↓ lower is better", NEUTRAL: "info"}
+SHORT = {HIGHER: "↑", LOWER: "↓", NEUTRAL: ""}
+
+
+def workload_key(name):
+    """Orders workloads as guest-bench.sh runs them, numbers numerically;
+    collect rows by task count, then method, then time/syscalls/records."""
+    order = ("pingpong", "directio", "get_pid", "get_tgid", "collect", "exit")
+    rank = next((i for i, p in enumerate(order) if name.startswith(p)), len(order))
+    m = re.match(r"collect_(?:(pid|dump|tgid|dumptgid)_)?(\d+)(?:_(time|syscalls|records))?$",
+                 name)
+    if m:
+        methods = (None, "pid", "dump", "tgid", "dumptgid")
+        whats = (None, "time", "syscalls", "records")
+        return (rank, [int(m.group(2)), methods.index(m.group(1)), whats.index(m.group(3))])
+    parts = re.split(r"(\d+)", name)
+    return (rank, [int(p) if p.isdigit() else p for p in parts])
+
+
+def read_runs(run_dir):
+    """{(workload, clock): {kernel: {"values": [...], "bad": [...], "unit": u}}}"""
+    data = {}
+    files = 0
+    for fn in sorted(os.listdir(run_dir)):
+        m = FILE_RE.match(fn)
+        if not m:
+            continue
+        files += 1
+        kernel, clock = m.group(1), m.group(2)
+        with open(os.path.join(run_dir, fn), encoding="utf-8", errors="replace") as f:
+            for line in f:
+                fields = line.split()
+                if len(fields) != 4 or fields[0] != "RESULT":
+                    continue
+                _, name, value, unit = fields
+                cell = data.setdefault((name, clock), {}).setdefault(
+                    kernel, {"values": [], "bad": [], "unit": None})
+                try:
+                    cell["values"].append(float(value))
+                    cell["unit"] = unit
+                except ValueError:
+                    cell["bad"].append(value)
+    return data, files
+
+
+def summary(cell):
+    """Median, min, max and n of a kernel's values, or None."""
+    if not cell or not cell["values"]:
+        return None
+    v = cell["values"]
+    return {"median": statistics.median(v), "min": min(v), "max": max(v), "n": len(v)}
+
+
+def fmt_num(x):
+    if x is None:
+        return "–"
+    if abs(x) >= 100 or x == int(x):
+        return f"{x:,.0f}".replace(",", " ")
+    return f"{x:.3g}"
+
+
+def fmt_cell(cell):
+    """The median of a kernel, or why there is none."""
+    s = summary(cell)
+    if s is None:
+        if not cell:
+            return "–"
+        bad = cell["bad"]
+        word = max(set(bad), key=bad.count) if bad else "–"
+        return word
+    text = fmt_num(s["median"])
+    if cell["bad"]:
+        text += f" ({len(cell['bad'])} {cell['bad'][0]})"
+    return text
+
+
+def spread(cell):
+    s = summary(cell)
+    if s is None or s["median"] == 0:
+        return None
+    return (s["max"] - s["min"]) / abs(s["median"]) * 100
+
+
+def ratio(a, b):
+    sa, sb = summary(a), summary(b)
+    if sa is None or sb is None or sb["median"] == 0:
+        return None
+    return sa["median"] / sb["median"]
+
+
+def verdict(ser, ref, unit):
+    """'better'/'worse' only when the min..max ranges do not overlap."""
+    ss, sr = summary(ser), summary(ref)
+    d = direction(unit)
+    if ss is None or sr is None or d == NEUTRAL:
+        return ""
+    if ss["min"] == ss["max"] == sr["min"] == sr["max"]:
+        return "equal"
+    if ss["min"] > sr["max"]:
+        up = True
+    elif ss["max"] < sr["min"]:
+        up = False
+    else:
+        return "≈ (ranges overlap)"
+    good = up if d == HIGHER else not up
+    return "series better" if good else "series worse"
+
+
+def unit_of(cells):
+    for k in KERNELS:
+        if cells.get(k) and cells[k]["unit"]:
+            return cells[k]["unit"]
+    return "-"
+
+
+def meta_text(meta, data_kernels, run_dir):
+    out = []
+    date = meta.get("date") or "unknown (no date in meta.json)"
+    out.append(f"- Date: {date}")
+    for key, label in (("mode", "Mode"), ("boots", "Boots per kernel and clock"),
+                       ("host", "Host")):
+        if key in meta:
+            out.append(f"- {label}: {meta[key]}")
+    out.append(f"- Results: `{run_dir}`")
+    kernels = meta.get("kernels", {})
+    for k in KERNELS:
+        if k not in kernels and k not in data_kernels:
+            continue
+        v = kernels.get(k, "not described in meta.json")
+        if isinstance(v, dict):
+            v = ", ".join(f"{a} {b}" for a, b in v.items())
+        extra = data_kernels.get(k)
+        if extra:
+            v = f"{v}; guest uname -r: {', '.join(sorted(extra))}"
+        out.append(f"- Kernel `{k}`: {v}")
+    qemu = meta.get("qemu", {})
+    for c in CLOCKS:
+        if c in qemu:
+            q = qemu[c]
+            if isinstance(q, list):
+                q = " ".join(q)
+            out.append(f"- QEMU ({c}): `{q}`")
+    if meta.get("notes"):
+        out.append(f"- Notes: {meta['notes']}")
+    return out
+
+
+def guest_releases(run_dir):
+    """{kernel: {uname -r, ...}} from the files' '# taskstats bench:' lines."""
+    rel = {}
+    for fn in os.listdir(run_dir):
+        m = FILE_RE.match(fn)
+        if not m:
+            continue
+        with open(os.path.join(run_dir, fn), encoding="utf-8", errors="replace") as f:
+            for line in f:
+                g = re.match(r"# taskstats bench: kernel (\S+)", line)
+                if g:
+                    rel.setdefault(m.group(1), set()).add(g.group(1))
+    return rel
+
+
+def dump_rows(data):
+    """Dump against per-task GETs within each kernel and clock that has both."""
+    rows = []
+    names = {n for n, _ in data}
+    for name in sorted(names, key=workload_key):
+        m = re.match(r"collect_(dump|dumptgid)_(\d+)_time$", name)
+        if not m:
+            continue
+        base = "pid" if m.group(1) == "dump" else "tgid"
+        n = m.group(2)
+        for clock in CLOCKS:
+            for k in KERNELS:
+                cells = {}
+                for what in ("time", "syscalls", "records"):
+                    for meth in (m.group(1), base):
+                        c = data.get((f"collect_{meth}_{n}_{what}", clock), {}).get(k)
+                        cells[(meth, what)] = c
+                t = ratio(cells[(m.group(1), "time")], cells[(base, "time")])
+                if t is None:
+                    continue
+                sc = ratio(cells[(m.group(1), "syscalls")], cells[(base, "syscalls")])
+                rec_d = summary(cells[(m.group(1), "records")])
+                rec_g = summary(cells[(base, "records")])
+                rows.append([f"{m.group(1)} vs GET {base}, N={n}", clock, k,
+                             f"{t:.3f}", "–" if sc is None else f"{sc:.4f}",
+                             f"{fmt_num(rec_d and rec_d['median'])} / "
+                             f"{fmt_num(rec_g and rec_g['median'])}"])
+    return rows
+
+
+def md_table(header, rows):
+    out = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
+    out += ["| " + " | ".join(str(c) for c in r) + " |" for r in rows]
+    return out
+
+
+def fold_status_rows(data):
+    """A kernel's "NAME unsupported" (or error) stands for the NAME_* rows that
+    other kernels measured: its word goes into those rows and the bare NAME
+    row goes away when every kernel's NAME cell was folded."""
+    names = {n for n, _ in data}
+    for (name, clock) in list(data):
+        children = [c for c in names if c.startswith(name + "_")]
+        if not children:
+            continue
+        cells = data[(name, clock)]
+        for k, cell in list(cells.items()):
+            if cell["values"]:
+                continue
+            for c in children:
+                row = data.get((c, clock))
+                if row is not None and k not in row:
+                    row[k] = {"values": [], "bad": list(cell["bad"]), "unit": None}
+            del cells[k]
+        if not cells:
+            del data[(name, clock)]
+
+
+def build(data, meta, run_dir, files):
+    lines = ["# taskstats benchmark: series against reference", ""]
+    lines += meta_text(meta, guest_releases(run_dir), run_dir)
+    lines += ["", f"{files} result files. Medians over the boots of each kernel; "
+              "ratio = series median / reference median (for ↑ rows above 1 is "
+              "better, for ↓ rows below 1 is better); spread = (max − min) / median "
+              "of each kernel's boots; the verdict calls a difference only when the "
+              "kernels' min..max ranges do not overlap. `unsupported`/`error` are "
+              "what the guest reported instead of a number.", ""]
+    fold_status_rows(data)
+    has_nostats = any("nostats" in cells for cells in data.values())
+    header = ["workload", "unit", "good", "clock", "reference", "series", "ratio"]
+    if has_nostats:
+        header += ["nostats", "series/nostats"]
+    header += ["spread ref / ser", "verdict"]
+    rows, chart = [], []
+    for (name, clock) in sorted(data, key=lambda k: (workload_key(k[0]), CLOCKS.index(k[1]))):
+        cells = data[(name, clock)]
+        unit = unit_of(cells)
+        ref, ser, nos = cells.get("reference"), cells.get("series"), cells.get("nostats")
+        r = ratio(ser, ref)
+        sr, ss = spread(ref), spread(ser)
+        row = [f"`{name}`", unit, SHORT[direction(unit)], clock, fmt_cell(ref), fmt_cell(ser),
+               "–" if r is None else f"{r:.3f}"]
+        if has_nostats:
+            rn = ratio(ser, nos)
+            row += [fmt_cell(nos), "–" if rn is None else f"{rn:.3f}"]
+        row += [f"{'–' if sr is None else f'{sr:.1f}%'} / {'–' if ss is None else f'{ss:.1f}%'}",
+                verdict(ser, ref, unit)]
+        rows.append(row)
+        if r is not None and direction(unit) != NEUTRAL and unit != "syscalls":
+            chart.append((name, clock, r, direction(unit)))
+    lines += md_table(header, rows)
+    drows = dump_rows(data)
+    if drows:
+        lines += ["", "## Dump against one GET per /proc entry", "",
+                  "Within one kernel: time and syscalls of the dump divided by those of "
+                  "the per-pid (or per-tgid) GETs over /proc; records are what each "
+                  "method collected (the dump sees every task, the GETs every process).",
+                  ""]
+        lines += md_table(["comparison", "clock", "kernel", "time ratio", "syscall ratio",
+                           "records dump / GET"], drows)
+    lines += ["", "Directions: " + "; ".join(ARROW[d] for d in (HIGHER, LOWER)) +
+              "; records rows are information (what each method collected).",
+              "", "Chart: `ratios.png` (series/reference of the time and rate rows, "
+              "per workload and clock).", ""]
+    return "\n".join(lines), chart
+
+
+def chart_gnuplot(chart, png):
+    names = sorted({c[0] for c in chart}, key=workload_key)
+    dirs = {c[0]: c[3] for c in chart}
+    val = {(c[0], c[1]): c[2] for c in chart}
+    with tempfile.TemporaryDirectory() as tmp:
+        dat = os.path.join(tmp, "ratios.dat")
+        with open(dat, "w", encoding="utf-8") as f:
+            for n in names:
+                label = f"{n} {SHORT[dirs[n]]}"
+                cols = [f"{val[(n, c)]:.4f}" if (n, c) in val else "?" for c in CLOCKS]
+                f.write(f"\"{label}\" {' '.join(cols)}\n")
+        width = max(800, 60 * len(names) + 200)
+        script = f"""
+set terminal pngcairo size {width},600 font "DejaVu Sans,10" noenhanced
+set output "{png}"
+set title "taskstats: series / reference (median of boots); ↑ higher is better, ↓ lower is better"
+set datafile missing "?"
+set style data histogram
+set style histogram cluster gap 1
+set style fill solid 0.8 border -1
+set boxwidth 0.9
+set xtics rotate by -40 scale 0 font ",9"
+set ylabel "ratio series / reference"
+set yrange [0:*]
+set grid ytics
+set key top left
+set bmargin 10
+plot "{dat}" using 2:xtic(1) title "wall" lc rgb "#4472c4", \\
+     "" using 3 title "icount" lc rgb "#ed7d31", \\
+     1 with lines dt 2 lc rgb "black" notitle
+"""
+        res = subprocess.run(["gnuplot"], input=script, text=True, capture_output=True)
+        if res.returncode:
+            sys.stderr.write(res.stderr)
+            return False
+    return True
+
+
+def chart_matplotlib(chart, png):
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return False
+    names = sorted({c[0] for c in chart}, key=workload_key)
+    dirs = {c[0]: c[3] for c in chart}
+    val = {(c[0], c[1]): c[2] for c in chart}
+    fig, ax = plt.subplots(figsize=(max(8, 0.6 * len(names) + 2), 6))
+    w = 0.4
+    for j, c in enumerate(CLOCKS):
+        xs = [i + (j - 0.5) * w for i, n in enumerate(names) if (n, c) in val]
+        ys = [val[(n, c)] for n in names if (n, c) in val]
+        ax.bar(xs, ys, w, label=c)
+    ax.axhline(1, color="black", linestyle="--", linewidth=1)
+    ax.set_xticks(range(len(names)))
+    ax.set_xticklabels([f"{n} {SHORT[dirs[n]]}" for n in names], rotation=40, ha="right")
+    ax.set_ylabel("ratio series / reference")
+    ax.set_title("taskstats: series / reference (↑ higher is better, ↓ lower is better)")
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(png, dpi=100)
+    return True
+
+
+def main():
+    here = os.path.dirname(os.path.abspath(__file__))
+    ap = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    ap.add_argument("run_dir")
+    ap.add_argument("--md", default=os.path.join(here, "results.md"))
+    ap.add_argument("--png", default=os.path.join(here, "ratios.png"))
+    args = ap.parse_args()
+
+    if not os.path.isdir(args.run_dir):
+        sys.exit(f"report.py: {args.run_dir} is not a directory")
+    data, files = read_runs(args.run_dir)
+    if not files:
+        sys.exit(f"report.py: no <kernel>-<clock>-<i>.txt result files in {args.run_dir}")
+    meta = {}
+    meta_path = os.path.join(args.run_dir, "meta.json")
+    if os.path.exists(meta_path):
+        with open(meta_path, encoding="utf-8") as f:
+            meta = json.load(f)
+    else:
+        print(f"report.py: {meta_path} missing: the header will be thin", file=sys.stderr)
+    text, chart = build(data, meta, args.run_dir, files)
+    with open(args.md, "w", encoding="utf-8") as f:
+        f.write(text)
+    print(f"report.py: wrote {args.md} ({len(data)} rows from {files} files)")
+    if not chart:
+        print("report.py: no ratios to chart", file=sys.stderr)
+        return
+    drawn = False
+    if shutil.which("gnuplot"):
+        drawn = chart_gnuplot(chart, args.png)
+    if not drawn:
+        drawn = chart_matplotlib(chart, args.png)
+    if drawn:
+        print(f"report.py: wrote {args.png}")
+    else:
+        print("report.py: neither gnuplot (apt-get install gnuplot-nox) nor matplotlib "
+              "could draw the chart", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
