@@ -1,0 +1,113 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * taskstat - generic netlink through libmnl, and errors a user can act on.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <linux/genetlink.h>
+
+#include "taskstat.h"
+
+/* Prints what failed and, where there is one, what to do about it; returns 1. */
+int report(enum ctx ctx, const char *what, int err)
+{
+	const char *hint = NULL;
+
+	fprintf(stderr, "taskstat: %s: %s\n", what, strerror(err));
+	if (err == ENOENT && ctx == CTX_FAMILY)
+		hint = "the kernel has no TASKSTATS family: enable CONFIG_TASKSTATS";
+	else if (err == ENOENT && ctx == CTX_CGROUP)
+		hint = "the cgroup is being removed";
+	else if (err == ESRCH && ctx == CTX_TASK)
+		hint = "no such task (in this pid namespace)";
+	else if ((err == ERANGE || err == E2BIG) && ctx == CTX_LISTEN)
+		hint = "the cpulist names CPUs beyond the kernel's limit";
+	if (hint)
+		fprintf(stderr, "taskstat: %s\n", hint);
+	if (err == EPERM && ctx != CTX_CGROUP)
+		fprintf(stderr,
+			"taskstat: needs CAP_NET_ADMIN (or, for your own tasks, a kernel with unprivileged self-query)\n");
+	if (err == EINVAL && ctx == CTX_CGROUP)
+		fprintf(stderr,
+			"taskstat: not a directory of a cgroup v1 hierarchy (cgroup v2 has no CGROUPSTATS): mount one, e.g. 'mount -t cgroup -o none,name=NAME none DIR'\n");
+	if (err == EINVAL && ctx == CTX_LISTEN)
+		fprintf(stderr,
+			"taskstat: listeners must run in the initial user and pid namespaces and name only possible CPUs\n");
+	return 1;
+}
+
+struct nlmsghdr *nl_request(struct nl *nl, uint16_t type, uint8_t cmd, uint16_t flags)
+{
+	struct nlmsghdr *h = mnl_nlmsg_put_header(nl->buf);
+	struct genlmsghdr *g;
+
+	h->nlmsg_type = type;
+	h->nlmsg_flags = NLM_F_REQUEST | flags;
+	h->nlmsg_seq = ++nl->seq;
+	g = mnl_nlmsg_put_extra_header(h, sizeof(*g));
+	g->cmd = cmd;
+	g->version = TASKSTATS_GENL_VERSION;
+	return h;
+}
+
+/*
+ * Sends the request and runs @cb on the answers until the kernel is done:
+ * an acknowledgment, NLMSG_DONE of a dump, or an error (returned as -errno).
+ */
+int nl_talk(struct nl *nl, struct nlmsghdr *h, mnl_cb_t cb, void *data)
+{
+	unsigned int seq = h->nlmsg_seq;
+	int n;
+
+	if (mnl_socket_sendto(nl->sock, h, h->nlmsg_len) < 0)
+		return -errno;
+	do {
+		n = mnl_socket_recvfrom(nl->sock, nl->buf, sizeof(nl->buf));
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		n = mnl_cb_run(nl->buf, n, seq, nl->portid, cb, data);
+	} while (n > MNL_CB_STOP);
+	return n < 0 ? -errno : 0;
+}
+
+static int family_cb(const struct nlmsghdr *h, void *data)
+{
+	struct nlattr *a;
+
+	mnl_attr_for_each(a, h, sizeof(struct genlmsghdr))
+		if (mnl_attr_get_type(a) == CTRL_ATTR_FAMILY_ID)
+			*(uint16_t *)data = mnl_attr_get_u16(a);
+	return MNL_CB_OK;
+}
+
+/* Opens the socket and resolves the family, or exits with a message. */
+void nl_open(struct nl *nl)
+{
+	struct nlmsghdr *h;
+	int err;
+
+	nl->sock = mnl_socket_open(NETLINK_GENERIC);
+	if (!nl->sock || mnl_socket_bind(nl->sock, 0, MNL_SOCKET_AUTOPID) < 0)
+		exit(report(CTX_SOCKET, "netlink socket", errno));
+	nl->portid = mnl_socket_get_portid(nl->sock);
+	h = nl_request(nl, GENL_ID_CTRL, CTRL_CMD_GETFAMILY, NLM_F_ACK);
+	mnl_attr_put_strz(h, CTRL_ATTR_FAMILY_NAME, TASKSTATS_GENL_NAME);
+	err = nl_talk(nl, h, family_cb, &nl->family);
+	if (err)
+		exit(report(CTX_FAMILY, "resolving the TASKSTATS family", -err));
+	if (opt_verbose)
+		fprintf(stderr, "taskstat: TASKSTATS family id %u\n", nl->family);
+}
+
+void nl_close(struct nl *nl)
+{
+	if (nl->sock)
+		mnl_socket_close(nl->sock);
+	nl->sock = NULL;
+}

@@ -1,0 +1,511 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * taskstat - read per-task statistics from the kernel's taskstats interface
+ *
+ *   taskstat get -p PID | -t TGID
+ *   taskstat top [-d SECONDS] [-n ITERATIONS] [-s KEY] [-P] [-b] [--once]
+ *   taskstat listen [-c CPULIST] [--ppid PID] [--count N] [--table]
+ *   taskstat cgroup PATH
+ *
+ * Every command takes --json, --verbose and --help. Fields are printed with
+ * their names from struct taskstats and converted to readable units: CPU
+ * times and delays in milliseconds, I/O in bytes. A field is shown only if
+ * the kernel's record is long enough to contain it, so the tool works
+ * against kernels with older versions of the struct. See taskstat(8).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/statfs.h>
+#include <unistd.h>
+
+#include <linux/cgroupstats.h>
+#include <linux/genetlink.h>
+
+#include "taskstat.h"
+
+#define MAX_RECORDS 64
+#define CGROUP2_MAGIC 0x63677270
+
+bool opt_json, opt_verbose;
+
+static const char usage_all[] =
+	"usage: taskstat [--json] [--verbose] COMMAND [OPTIONS]\n"
+	"       taskstat get -p PID | -t TGID\n"
+	"       taskstat top [-d SECONDS] [-n ITERATIONS] [-s KEY] [-P] [-b] [--once]\n"
+	"       taskstat listen [-c CPULIST] [--ppid PID] [--count N] [--table]\n"
+	"       taskstat cgroup PATH\n"
+	"\n"
+	"Commands:\n"
+	"  get       print the record of one task (-p) or thread group (-t)\n"
+	"  top       a refreshing view of every task, sorted, with deltas per interval\n"
+	"  listen    print the records of tasks as they exit\n"
+	"  cgroup    print the task counts of a cgroup v1 directory\n"
+	"\n"
+	"Options of every command:\n"
+	"  --json        one JSON object per record, values in the kernel's units\n"
+	"  -v, --verbose say what is being done on stderr\n"
+	"  -h, --help    help for the command\n"
+	"\n"
+	"Most requests need CAP_NET_ADMIN. See taskstat(8).\n";
+
+static const char usage_get[] =
+	"usage: taskstat get [--json] [-v] -p PID | -t TGID\n"
+	"\n"
+	"Prints every field of the record of task PID (-p, --pid) or of thread\n"
+	"group TGID (-t, --tgid) with its unit, as far as the kernel's record\n"
+	"version has it. --json prints one object with the raw values.\n";
+
+static const char usage_listen[] =
+	"usage: taskstat listen [-c CPULIST] [--ppid PID] [--count N] [--table]\n"
+	"                       [--json] [-v]\n"
+	"\n"
+	"Registers for the exit records of the CPUs in CPULIST (-c, --cpus;\n"
+	"default: every possible CPU) and prints one line per record as it\n"
+	"arrives: the PID record of each exiting task, and the TGID record of\n"
+	"its process when the last thread of a multi-threaded process exits.\n"
+	"  --ppid PID   only tasks whose parent is PID\n"
+	"  --count N    stop after N PID records (default: until SIGINT)\n"
+	"  --table      collect the PID records (at most 64) and print them as\n"
+	"               one table, fields as rows, at the end\n"
+	"  --json       one JSON object per record instead of a line\n";
+
+static const char usage_cgroup[] =
+	"usage: taskstat cgroup [--json] [-v] PATH\n"
+	"\n"
+	"Prints how many tasks of the cgroup at PATH are sleeping, running,\n"
+	"stopped, in uninterruptible sleep and waiting for I/O. PATH must be a\n"
+	"directory of a cgroup v1 hierarchy; cgroup v2 is not supported by the\n"
+	"kernel's CGROUPSTATS_CMD_GET. Needs no privilege.\n";
+
+int common_opt(int c, const char *help)
+{
+	switch (c) {
+	case 'J':
+		opt_json = true;
+		return 1;
+	case 'v':
+		opt_verbose = true;
+		return 1;
+	case 'h':
+		fputs(help, stdout);
+		exit(0);
+	}
+	fputs(help, stderr);
+	exit(2);
+}
+
+static int cmd_get(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "pid", required_argument, NULL, 'p' },
+		{ "tgid", required_argument, NULL, 't' },
+		{ "json", no_argument, NULL, 'J' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 }
+	};
+	static struct nl nl;
+	static struct reply rep;
+	static char label[32];
+	char *labels[1] = { label };
+	unsigned long long id = 0;
+	int attr = 0, c, err;
+	struct nlmsghdr *h;
+
+	while ((c = getopt_long(argc, argv, "p:t:vh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'p':
+		case 't':
+			attr = c == 'p' ? TASKSTATS_CMD_ATTR_PID : TASKSTATS_CMD_ATTR_TGID;
+			if (!parse_uint(optarg, UINT32_MAX, &id)) {
+				fprintf(stderr, "taskstat: not a pid: %s\n", optarg);
+				return 2;
+			}
+			break;
+		default:
+			common_opt(c, usage_get);
+		}
+	}
+	if (!attr || optind < argc) {
+		fputs(usage_get, stderr);
+		return 2;
+	}
+	nl_open(&nl);
+	h = nl_request(&nl, nl.family, TASKSTATS_CMD_GET, NLM_F_ACK);
+	mnl_attr_put_u32(h, attr, id);
+	err = nl_talk(&nl, h, reply_cb, &rep);
+	if (err)
+		return report(CTX_TASK, attr == TASKSTATS_CMD_ATTR_PID ? "GET pid" : "GET tgid",
+			      -err);
+	if (!rep.n) {
+		fprintf(stderr, "taskstat: the kernel's answer holds no record\n");
+		return 1;
+	}
+	if (opt_verbose)
+		fprintf(stderr, "taskstat: record version %u, %d bytes\n",
+			rep.rec[0].ts.version, rep.rec[0].len);
+	if (opt_json) {
+		json_record(stdout, &rep.rec[0], NULL);
+	} else {
+		snprintf(label, sizeof(label), "%s %u",
+			 rep.rec[0].aggr == TASKSTATS_TYPE_AGGR_TGID ? "tgid" : "pid",
+			 rep.rec[0].id);
+		print_table(&rep.rec[0], 1, labels);
+	}
+	delay_hint(&rep.rec[0]);
+	nl_close(&nl);
+	return 0;
+}
+
+/* Read after every recvfrom(), an external call: no volatile needed. */
+static sig_atomic_t stop;
+
+static void on_signal(int sig)
+{
+	stop = 1;
+}
+
+struct listen_state {
+	long long ppid;
+	unsigned long long count, seen;
+	bool table;
+	int n;
+	struct record recs[MAX_RECORDS];
+	char label[MAX_RECORDS][40];
+};
+
+static void listen_header(void)
+{
+	printf("%-4s %7s %7s %-16s %-10s %8s %8s %8s %8s %8s %8s %8s %7s %7s %7s %3s\n",
+	       "TYPE", "ID", "PPID", "COMM", "EXIT", "ELAPSED", "UTIME", "STIME",
+	       "CPUDLY", "BLKIO", "SWAPIN", "IRQDLY", "MAXRSS", "READ", "WRITE", "VER");
+}
+
+/* One record as one line; @pid is the PID record of the same message. */
+static void listen_line(const struct record *r, const struct record *pid)
+{
+	static const struct {
+		size_t off;
+		enum unit unit;
+		int width;
+		bool per_task;	/* not summed into TGID records */
+	} cols[] = {
+		{ offsetof(struct taskstats, ac_etime), U_US, 8, true },
+		{ offsetof(struct taskstats, ac_utime), U_US, 8, false },
+		{ offsetof(struct taskstats, ac_stime), U_US, 8, false },
+		{ offsetof(struct taskstats, cpu_delay_total), U_NS, 8, false },
+		{ offsetof(struct taskstats, blkio_delay_total), U_NS, 8, false },
+		{ offsetof(struct taskstats, swapin_delay_total), U_NS, 8, false },
+		{ offsetof(struct taskstats, irq_delay_total), U_NS, 8, false },
+		{ offsetof(struct taskstats, hiwater_rss), U_KB, 7, true },
+		{ offsetof(struct taskstats, read_bytes), U_BYTES, 7, true },
+		{ offsetof(struct taskstats, write_bytes), U_BYTES, 7, true },
+	};
+	bool tgid = r->aggr == TASKSTATS_TYPE_AGGR_TGID;
+	char exit[16], cell[32];
+
+	if (pid->ts.ac_exitcode & 0x7f)
+		snprintf(exit, sizeof(exit), "signal %u", pid->ts.ac_exitcode & 0x7f);
+	else
+		snprintf(exit, sizeof(exit), "exit %u", (pid->ts.ac_exitcode >> 8) & 0xff);
+	printf("%-4s %7u %7u %-16.16s %-10s", tgid ? "tgid" : "pid", r->id,
+	       pid->ts.ac_ppid, pid->ts.ac_comm, exit);
+	for (size_t i = 0; i < ARRAY_SIZE(cols); i++) {
+		__u64 v;
+
+		if ((tgid && cols[i].per_task) || cols[i].off + sizeof(v) > (size_t)r->len) {
+			snprintf(cell, sizeof(cell), "-");
+		} else {
+			memcpy(&v, (const char *)&r->ts + cols[i].off, sizeof(v));
+			human(cell, sizeof(cell), v, cols[i].unit);
+		}
+		printf(" %*s", cols[i].width, cell);
+	}
+	printf(" %3u\n", r->ts.version);
+}
+
+static int listen_cb(const struct nlmsghdr *h, void *data)
+{
+	struct listen_state *st = data;
+	struct reply rep;
+	const struct record *pid;
+	char extra[64];
+
+	reply_cb(h, &rep);
+	if (!rep.n || rep.rec[0].aggr != TASKSTATS_TYPE_AGGR_PID || !rep.rec[0].len)
+		return MNL_CB_OK;
+	pid = &rep.rec[0];
+	if (st->ppid >= 0 && pid->ts.ac_ppid != (unsigned long long)st->ppid)
+		return MNL_CB_OK;
+	if (st->count && st->seen >= st->count)
+		return MNL_CB_OK;
+	st->seen++;
+	delay_hint(pid);
+	if (st->table) {
+		if (st->n < MAX_RECORDS) {
+			st->recs[st->n] = *pid;
+			snprintf(st->label[st->n], sizeof(st->label[st->n]), "%.10s/%u",
+				 pid->ts.ac_comm, pid->id);
+			st->n++;
+		}
+		return MNL_CB_OK;
+	}
+	for (int i = 0; i < rep.n; i++) {
+		if (!opt_json) {
+			listen_line(&rep.rec[i], pid);
+			continue;
+		}
+		snprintf(extra, sizeof(extra), "\"pid\":%u", pid->id);
+		json_record(stdout, &rep.rec[i], i ? extra : NULL);
+	}
+	return MNL_CB_OK;
+}
+
+static void possible_cpus(char *cpus, size_t size)
+{
+	FILE *f = fopen("/sys/devices/system/cpu/possible", "r");
+
+	if (!f || !fgets(cpus, size, f))
+		snprintf(cpus, size, "0");
+	if (f)
+		fclose(f);
+	cpus[strcspn(cpus, "\n")] = '\0';
+}
+
+static int cmd_listen(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "cpus", required_argument, NULL, 'c' },
+		{ "ppid", required_argument, NULL, 'P' },
+		{ "count", required_argument, NULL, 'n' },
+		{ "table", no_argument, NULL, 'T' },
+		{ "json", no_argument, NULL, 'J' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 }
+	};
+	static struct nl nl;
+	static struct listen_state st = { .ppid = -1 };
+	char *labels[MAX_RECORDS];
+	char cpus[1024] = "";
+	unsigned long long v;
+	int c, err, rcvbuf = 4 << 20;
+	struct nlmsghdr *h;
+
+	while ((c = getopt_long(argc, argv, "c:n:vh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'c':
+			snprintf(cpus, sizeof(cpus), "%s", optarg);
+			break;
+		case 'P':
+		case 'n':
+			if (!parse_uint(optarg, INT32_MAX, &v)) {
+				fprintf(stderr, "taskstat: not a number: %s\n", optarg);
+				return 2;
+			}
+			if (c == 'P')
+				st.ppid = v;
+			else
+				st.count = v;
+			break;
+		case 'T':
+			st.table = true;
+			break;
+		default:
+			common_opt(c, usage_listen);
+		}
+	}
+	if (optind < argc) {
+		fputs(usage_listen, stderr);
+		return 2;
+	}
+	if (st.table && opt_json) {
+		fprintf(stderr, "taskstat: --table and --json exclude each other\n");
+		return 2;
+	}
+	if (st.table && (!st.count || st.count > MAX_RECORDS))
+		st.count = MAX_RECORDS;
+	if (!cpus[0])
+		possible_cpus(cpus, sizeof(cpus));
+	nl_open(&nl);
+	/* A big buffer to ride out bursts of exits; as root, past rmem_max. */
+	if (setsockopt(mnl_socket_get_fd(nl.sock), SOL_SOCKET, SO_RCVBUFFORCE,
+		       &rcvbuf, sizeof(rcvbuf)))
+		setsockopt(mnl_socket_get_fd(nl.sock), SOL_SOCKET, SO_RCVBUF,
+			   &rcvbuf, sizeof(rcvbuf));
+	h = nl_request(&nl, nl.family, TASKSTATS_CMD_GET, NLM_F_ACK);
+	mnl_attr_put_strz(h, TASKSTATS_CMD_ATTR_REGISTER_CPUMASK, cpus);
+	err = nl_talk(&nl, h, NULL, NULL);
+	if (err)
+		return report(CTX_LISTEN, "registering the exit listener", -err);
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (!st.table && !opt_json)
+		listen_header();
+	/* Scripts wait for this line: it comes once the listener is in place. */
+	fprintf(stderr, "taskstat: listening on cpus %s\n", cpus);
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	while (!stop && (!st.count || st.seen < st.count)) {
+		int len = mnl_socket_recvfrom(nl.sock, nl.buf, sizeof(nl.buf));
+
+		if (len < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno == ENOBUFS) {
+				fprintf(stderr,
+					"taskstat: the socket buffer overflowed: exit records were lost\n");
+				continue;
+			}
+			return report(CTX_LISTEN, "receiving exit records", errno);
+		}
+		/* Exit records are not answers: any sequence, port 0. */
+		mnl_cb_run(nl.buf, len, 0, 0, listen_cb, &st);
+	}
+	/* Deregister before closing; no acknowledgment, records may be queued. */
+	h = nl_request(&nl, nl.family, TASKSTATS_CMD_GET, 0);
+	mnl_attr_put_strz(h, TASKSTATS_CMD_ATTR_DEREGISTER_CPUMASK, cpus);
+	mnl_socket_sendto(nl.sock, h, h->nlmsg_len);
+	nl_close(&nl);
+	if (st.table) {
+		for (int i = 0; i < st.n; i++)
+			labels[i] = st.label[i];
+		print_table(st.recs, st.n, labels);
+	}
+	return 0;
+}
+
+struct cg_answer {
+	struct cgroupstats cs;
+	bool found;
+};
+
+static int cgroup_cb(const struct nlmsghdr *h, void *data)
+{
+	struct cg_answer *ans = data;
+	struct nlattr *a;
+
+	mnl_attr_for_each(a, h, sizeof(struct genlmsghdr)) {
+		size_t len = mnl_attr_get_payload_len(a);
+
+		if (mnl_attr_get_type(a) != CGROUPSTATS_TYPE_CGROUP_STATS)
+			continue;
+		memcpy(&ans->cs, mnl_attr_get_payload(a),
+		       len < sizeof(ans->cs) ? len : sizeof(ans->cs));
+		ans->found = true;
+	}
+	return MNL_CB_OK;
+}
+
+static int cmd_cgroup(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "json", no_argument, NULL, 'J' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 }
+	};
+	static const char * const names[] = {
+		"sleeping", "running", "stopped", "uninterruptible", "io_wait",
+	};
+	static struct nl nl;
+	struct cg_answer ans = { 0 };
+	struct nlmsghdr *h;
+	struct statfs sfs;
+	const char *path;
+	__u64 v[5];
+	int c, fd, err;
+
+	while ((c = getopt_long(argc, argv, "vh", opts, NULL)) != -1)
+		common_opt(c, usage_cgroup);
+	if (optind != argc - 1) {
+		fputs(usage_cgroup, stderr);
+		return 2;
+	}
+	path = argv[optind];
+	fd = open(path, O_RDONLY | O_DIRECTORY);
+	if (fd < 0)
+		return report(CTX_SOCKET, path, errno);
+	nl_open(&nl);
+	h = nl_request(&nl, nl.family, CGROUPSTATS_CMD_GET, NLM_F_ACK);
+	mnl_attr_put_u32(h, CGROUPSTATS_CMD_ATTR_FD, fd);
+	err = nl_talk(&nl, h, cgroup_cb, &ans);
+	if (err) {
+		if (-err == EINVAL && !fstatfs(fd, &sfs) && sfs.f_type == CGROUP2_MAGIC)
+			fprintf(stderr, "taskstat: %s is on cgroup v2\n", path);
+		return report(CTX_CGROUP, path, -err);
+	}
+	close(fd);
+	nl_close(&nl);
+	v[0] = ans.cs.nr_sleeping;
+	v[1] = ans.cs.nr_running;
+	v[2] = ans.cs.nr_stopped;
+	v[3] = ans.cs.nr_uninterruptible;
+	v[4] = ans.cs.nr_io_wait;
+	if (!ans.found) {
+		fprintf(stderr, "taskstat: the kernel's answer holds no cgroup statistics\n");
+		return 1;
+	}
+	if (opt_json) {
+		printf("{\"cgroup\":");
+		json_string(stdout, path, strlen(path));
+		for (int i = 0; i < 5; i++)
+			printf(",\"nr_%s\":%llu", names[i], (unsigned long long)v[i]);
+		printf("}\n");
+		return 0;
+	}
+	printf("cgroup %s\n", path);
+	for (int i = 0; i < 5; i++)
+		printf("%-16s %llu\n", names[i], (unsigned long long)v[i]);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct {
+		const char *name;
+		int (*fn)(int argc, char **argv);
+	} cmds[] = {
+		{ "get", cmd_get },
+		{ "top", cmd_top },
+		{ "listen", cmd_listen },
+		{ "cgroup", cmd_cgroup },
+	};
+	int i = 1;
+
+	/* Options before the command apply to it. */
+	for (; i < argc && argv[i][0] == '-'; i++) {
+		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+			fputs(usage_all, stdout);
+			return 0;
+		}
+		if (!strcmp(argv[i], "--json")) {
+			opt_json = true;
+		} else if (!strcmp(argv[i], "-v") || !strcmp(argv[i], "--verbose")) {
+			opt_verbose = true;
+		} else {
+			fprintf(stderr, "taskstat: unknown option %s\n", argv[i]);
+			fputs(usage_all, stderr);
+			return 2;
+		}
+	}
+	if (i == argc) {
+		fputs(usage_all, stderr);
+		return 2;
+	}
+	for (size_t c = 0; c < ARRAY_SIZE(cmds); c++)
+		if (!strcmp(argv[i], cmds[c].name))
+			return cmds[c].fn(argc - i, argv + i);
+	if (!strcmp(argv[i], "help")) {
+		fputs(usage_all, stdout);
+		return 0;
+	}
+	fprintf(stderr, "taskstat: unknown command %s\n", argv[i]);
+	fputs(usage_all, stderr);
+	return 2;
+}

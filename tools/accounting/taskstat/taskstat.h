@@ -1,0 +1,106 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * taskstat - shared declarations: records, the field table, netlink.
+ */
+#ifndef TASKSTAT_H
+#define TASKSTAT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <libmnl/libmnl.h>
+#include <linux/taskstats.h>
+
+/* Flag of a TASKSTATS_CMD_GET dump: one AGGR_TGID record per thread group. */
+#ifndef TASKSTATS_CMD_ATTR_DUMP_TGID
+#define TASKSTATS_CMD_ATTR_DUMP_TGID 5
+#endif
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+enum unit {
+	U_COUNT,	/* plain number */
+	U_ID,		/* identifier */
+	U_NS,		/* nanoseconds, shown in ms */
+	U_US,		/* microseconds, shown in ms */
+	U_BYTES,
+	U_KB,
+	U_MBUS,		/* MB-usec integral */
+	U_SEC,		/* seconds since the epoch */
+	U_STR,
+	U_HEX,
+	U_WAIT,		/* a wait(2) status */
+	U_TS,		/* struct __kernel_timespec, wall clock */
+};
+
+struct field {
+	const char *name;
+	size_t off, size;
+	enum unit unit;
+};
+
+extern const struct field fields[];
+extern const size_t nfields;
+
+/* One record: which aggregate it was and the stats as long as the kernel sent. */
+struct record {
+	int aggr;		/* TASKSTATS_TYPE_AGGR_PID or _TGID */
+	unsigned int id;
+	int len;		/* bytes of struct taskstats the kernel sent */
+	struct taskstats ts;
+};
+
+/* A TASKSTATS_CMD_NEW message: a PID record, and at a group's end a TGID one. */
+struct reply {
+	int n;
+	struct record rec[2];
+};
+
+/* Options common to every subcommand. */
+extern bool opt_json, opt_verbose;
+
+/* fields.c */
+const char *unit_name(enum unit u);
+bool field_present(const struct record *r, const struct field *f);
+unsigned long long field_value(const struct taskstats *ts, const struct field *f);
+void format_field(char *buf, size_t size, const struct record *r, const struct field *f);
+void print_table(const struct record *recs, int n, char **labels);
+void json_string(FILE *out, const char *s, size_t max);
+void json_record(FILE *out, const struct record *r, const char *extra);
+int reply_cb(const struct nlmsghdr *h, void *data);
+void delay_hint(const struct record *r);
+void human(char *buf, size_t size, unsigned long long v, enum unit u);
+bool parse_uint(const char *s, unsigned long long max, unsigned long long *v);
+
+/* nl.c */
+enum ctx {
+	CTX_SOCKET,
+	CTX_FAMILY,
+	CTX_TASK,
+	CTX_LISTEN,
+	CTX_DUMP,
+	CTX_CGROUP,
+};
+
+struct nl {
+	struct mnl_socket *sock;
+	unsigned int portid, seq;
+	uint16_t family;
+	char buf[1 << 16];
+};
+
+int report(enum ctx ctx, const char *what, int err);
+void nl_open(struct nl *nl);
+void nl_close(struct nl *nl);
+struct nlmsghdr *nl_request(struct nl *nl, uint16_t type, uint8_t cmd, uint16_t flags);
+int nl_talk(struct nl *nl, struct nlmsghdr *h, mnl_cb_t cb, void *data);
+
+/* top.c */
+int cmd_top(int argc, char **argv);
+
+/* taskstat.c: --json ('J'), --verbose ('v') and --help ('h') of every command */
+int common_opt(int c, const char *help);
+
+#endif /* TASKSTAT_H */

@@ -1,0 +1,522 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * taskstat top - every task, sorted by a delay class, CPU or I/O, with the
+ * change of each counter over the last interval.
+ *
+ * Records come from a TASKSTATS_CMD_GET dump (NLM_F_DUMP) where the kernel
+ * has one, else from one GET per task found in /proc.
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <linux/genetlink.h>
+
+#include "taskstat.h"
+
+static const char usage_top[] =
+	"usage: taskstat top [-d SECONDS] [-n ITERATIONS] [-s KEY] [-P] [-b] [-l N]\n"
+	"                    [--once] [--json] [-v]\n"
+	"\n"
+	"Shows every task, refreshed every -d SECONDS (default 2). The first\n"
+	"frame shows totals since each task started, later frames the change\n"
+	"over the interval.\n"
+	"  -d, --delay SECONDS     interval between frames\n"
+	"  -n, --iterations N      stop after N frames (default: until SIGINT)\n"
+	"  -s, --sort KEY          sort by KEY, largest first (default: cpu-delay):\n"
+	"                          cpu cpu-delay blkio swapin freepages thrashing\n"
+	"                          compact wpcopy irq read write\n"
+	"  -P, --processes         one line per thread group (TGID records, which\n"
+	"                          carry no I/O counters) instead of per thread\n"
+	"  -b, --batch             no screen clearing; frames follow each other\n"
+	"  -l, --limit N           at most N tasks per frame (default: all in batch\n"
+	"                          mode, the screen height otherwise)\n"
+	"      --once              one frame in batch mode: same as -b -n 1\n"
+	"      --json              one JSON object per task and frame (JSON Lines)\n"
+	"  -v, --verbose           say how the records were collected\n";
+
+/* The counters top works with, all 64-bit; their changes are the deltas. */
+#define D(m) { #m, offsetof(struct taskstats, m) }
+static const struct {
+	const char *name;
+	size_t off;
+} dfields[] = {
+	D(ac_utime), D(ac_stime),
+	D(cpu_count), D(cpu_delay_total),
+	D(blkio_count), D(blkio_delay_total),
+	D(swapin_count), D(swapin_delay_total),
+	D(freepages_count), D(freepages_delay_total),
+	D(thrashing_count), D(thrashing_delay_total),
+	D(compact_count), D(compact_delay_total),
+	D(wpcopy_count), D(wpcopy_delay_total),
+	D(irq_count), D(irq_delay_total),
+	D(read_bytes), D(write_bytes), D(read_char), D(write_char),
+	D(nvcsw), D(nivcsw), D(cpu_run_real_total),
+};
+
+#define NDF ARRAY_SIZE(dfields)
+
+/* Sort keys, which are also the columns: dfields[a] (+ dfields[b]). */
+static const struct {
+	const char *name, *hdr;
+	int a, b;
+	enum unit unit;
+} keys[] = {
+	{ "cpu", "CPU", 0, 1, U_US },
+	{ "cpu-delay", "CPUDLY", 3, -1, U_NS },
+	{ "blkio", "BLKIO", 5, -1, U_NS },
+	{ "swapin", "SWAPIN", 7, -1, U_NS },
+	{ "freepages", "FREEPG", 9, -1, U_NS },
+	{ "thrashing", "THRASH", 11, -1, U_NS },
+	{ "compact", "COMPACT", 13, -1, U_NS },
+	{ "wpcopy", "WPCOPY", 15, -1, U_NS },
+	{ "irq", "IRQ", 17, -1, U_NS },
+	{ "read", "READ", 18, -1, U_BYTES },
+	{ "write", "WRITE", 19, -1, U_BYTES },
+};
+
+#define NKEYS ARRAY_SIZE(keys)
+
+struct snap {
+	struct record *recs;
+	size_t n, cap;
+};
+
+struct row {
+	const struct record *r;
+	unsigned long long d[NDF];
+	bool have[NDF];
+};
+
+static sig_atomic_t stop;
+static int sort_key = 1;
+
+static void on_signal(int sig)
+{
+	stop = 1;
+}
+
+static void snap_add(struct snap *s, const struct record *r)
+{
+	if (s->n == s->cap) {
+		s->cap = s->cap ? 2 * s->cap : 256;
+		s->recs = realloc(s->recs, s->cap * sizeof(*s->recs));
+		if (!s->recs) {
+			perror("taskstat");
+			exit(1);
+		}
+	}
+	s->recs[s->n++] = *r;
+}
+
+struct collect {
+	struct snap *snap;
+	int aggr;
+};
+
+static int dump_cb(const struct nlmsghdr *h, void *data)
+{
+	struct collect *col = data;
+	struct reply rep;
+
+	reply_cb(h, &rep);
+	for (int i = 0; i < rep.n; i++)
+		if (rep.rec[i].aggr == col->aggr && rep.rec[i].len)
+			snap_add(col->snap, &rep.rec[i]);
+	return MNL_CB_OK;
+}
+
+static int collect_dump(struct nl *nl, struct collect *col)
+{
+	struct nlmsghdr *h = nl_request(nl, nl->family, TASKSTATS_CMD_GET, NLM_F_DUMP);
+
+	if (col->aggr == TASKSTATS_TYPE_AGGR_TGID)
+		mnl_attr_put(h, TASKSTATS_CMD_ATTR_DUMP_TGID, 0, NULL);
+	return nl_talk(nl, h, dump_cb, col);
+}
+
+/* One GET; a task that is gone by now is skipped. */
+static int get_one(struct nl *nl, struct collect *col, int attr, unsigned int id)
+{
+	struct nlmsghdr *h = nl_request(nl, nl->family, TASKSTATS_CMD_GET, NLM_F_ACK);
+	int err;
+
+	mnl_attr_put_u32(h, attr, id);
+	err = nl_talk(nl, h, dump_cb, col);
+	return err == -ESRCH ? 0 : err;
+}
+
+static bool numeric(const char *s, unsigned int *id)
+{
+	unsigned long long v;
+
+	if (!parse_uint(s, UINT32_MAX, &v))
+		return false;
+	*id = v;
+	return true;
+}
+
+/* The fallback: every process in /proc, or every thread of each. */
+static int collect_get(struct nl *nl, struct collect *col)
+{
+	DIR *proc = opendir("/proc"), *task;
+	struct dirent *p, *t;
+	char path[64];
+	unsigned int pid, tid;
+	int err = 0;
+
+	if (!proc)
+		return -errno;
+	while (!err && (p = readdir(proc))) {
+		if (!numeric(p->d_name, &pid))
+			continue;
+		if (col->aggr == TASKSTATS_TYPE_AGGR_TGID) {
+			err = get_one(nl, col, TASKSTATS_CMD_ATTR_TGID, pid);
+			continue;
+		}
+		snprintf(path, sizeof(path), "/proc/%u/task", pid);
+		task = opendir(path);
+		if (!task)
+			continue;
+		while (!err && (t = readdir(task)))
+			if (numeric(t->d_name, &tid))
+				err = get_one(nl, col, TASKSTATS_CMD_ATTR_PID, tid);
+		closedir(task);
+	}
+	closedir(proc);
+	return err;
+}
+
+static int cmp_id(const void *a, const void *b)
+{
+	const struct record *x = a, *y = b;
+
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+static unsigned long long get_u64(const struct record *r, size_t off, bool *have)
+{
+	__u64 v = 0;
+
+	*have = off + sizeof(v) <= (size_t)r->len;
+	if (*have)
+		memcpy(&v, (const char *)&r->ts + off, sizeof(v));
+	return v;
+}
+
+/* The change of every counter since @prev, or its total without one. */
+static void make_row(struct row *row, const struct record *r, const struct snap *prev)
+{
+	const struct record *old = NULL;
+	bool have;
+
+	row->r = r;
+	if (prev)
+		old = bsearch(r, prev->recs, prev->n, sizeof(*r), cmp_id);
+	/*
+	 * A reused id is a new task: it started at another time. The kernel
+	 * derives the start second from two clocks, so it may move by one.
+	 */
+	if (old && old->ts.ac_btime64 + 1 < r->ts.ac_btime64)
+		old = NULL;
+	for (size_t i = 0; i < NDF; i++) {
+		unsigned long long v = get_u64(r, dfields[i].off, &row->have[i]);
+		unsigned long long o = old ? get_u64(old, dfields[i].off, &have) : 0;
+
+		row->d[i] = v >= o ? v - o : v;
+	}
+}
+
+static bool key_value(const struct row *row, int k, unsigned long long *v)
+{
+	*v = row->d[keys[k].a];
+	if (keys[k].b >= 0)
+		*v += row->d[keys[k].b];
+	return row->have[keys[k].a];
+}
+
+static int cmp_row(const void *a, const void *b)
+{
+	const struct row *x = a, *y = b;
+	unsigned long long vx, vy;
+
+	key_value(x, sort_key, &vx);
+	key_value(y, sort_key, &vy);
+	if (vx != vy)
+		return vx < vy ? 1 : -1;
+	key_value(x, 0, &vx);
+	key_value(y, 0, &vy);
+	if (vx != vy)
+		return vx < vy ? 1 : -1;
+	return x->r->id < y->r->id ? -1 : x->r->id > y->r->id;
+}
+
+/* TGID records carry no command name: take it from /proc. */
+static void fill_comm(struct record *r)
+{
+	char path[64];
+	FILE *f;
+
+	if (r->ts.ac_comm[0])
+		return;
+	snprintf(path, sizeof(path), "/proc/%u/comm", r->id);
+	f = fopen(path, "r");
+	if (!f)
+		return;
+	if (fgets(r->ts.ac_comm, sizeof(r->ts.ac_comm), f))
+		r->ts.ac_comm[strcspn(r->ts.ac_comm, "\n")] = '\0';
+	fclose(f);
+}
+
+static int delayacct_on(void)
+{
+	FILE *f = fopen("/proc/sys/kernel/task_delayacct", "r");
+	int c;
+
+	if (!f)
+		return -1;
+	c = fgetc(f);
+	fclose(f);
+	return c == '1';
+}
+
+struct frame {
+	int no;
+	double interval;	/* 0 in the first frame: totals */
+	bool tgid, batch, dump;
+	size_t limit;
+};
+
+static void print_json(const struct frame *fr, const struct row *rows, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		const struct record *r = rows[i].r;
+
+		printf("{\"frame\":%d,\"interval\":%.3f,\"type\":\"%s\",\"id\":%u,", fr->no,
+		       fr->interval, fr->tgid ? "tgid" : "pid", r->id);
+		printf("\"tgid\":%u,\"version\":%u,\"comm\":",
+		       fr->tgid ? r->id : r->ts.ac_tgid, r->ts.version);
+		json_string(stdout, r->ts.ac_comm, sizeof(r->ts.ac_comm));
+		for (size_t k = 0; k < NDF; k++)
+			if (rows[i].have[k])
+				printf(",\"%s\":%llu", dfields[k].name, rows[i].d[k]);
+		printf("}\n");
+	}
+}
+
+static void print_text(const struct frame *fr, const struct row *rows, size_t n)
+{
+	char now[16], cell[32];
+	time_t t = time(NULL);
+	struct tm tm;
+	int da = delayacct_on();
+	size_t limit = fr->limit;
+
+	strftime(now, sizeof(now), "%T", localtime_r(&t, &tm));
+	if (!fr->batch)
+		printf("\033[H\033[2J");
+	printf("taskstat top - %s, %zu %s, record version %u, via %s, delay accounting %s\n",
+	       now, n, fr->tgid ? "thread groups" : "tasks", n ? rows[0].r->ts.version : 0,
+	       fr->dump ? "dump" : "GET per task", da < 0 ? "unknown" : da ? "on" : "off");
+	if (fr->no == 1)
+		printf("totals since each task started, sorted by %s\n\n", keys[sort_key].name);
+	else
+		printf("changes over the last %.1f s, sorted by %s\n\n", fr->interval,
+		       keys[sort_key].name);
+	printf("%7s %-15s", fr->tgid ? "TGID" : "TID", "COMM");
+	for (size_t k = 0; k < NKEYS; k++)
+		printf(" %7s%s", keys[k].hdr, (int)k == sort_key ? "*" : " ");
+	printf("\n");
+	if (!limit || limit > n)
+		limit = n;
+	for (size_t i = 0; i < limit; i++) {
+		printf("%7u %-15.15s", rows[i].r->id, rows[i].r->ts.ac_comm);
+		for (size_t k = 0; k < NKEYS; k++) {
+			unsigned long long v;
+
+			if (key_value(&rows[i], k, &v))
+				human(cell, sizeof(cell), v, keys[k].unit);
+			else
+				snprintf(cell, sizeof(cell), "-");
+			printf(" %7s ", cell);
+		}
+		printf("\n");
+	}
+	if (fr->batch)
+		printf("\n");
+	fflush(stdout);
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* Collects one snapshot; the first time, chooses between dump and GETs. */
+static int collect(struct nl *nl, struct collect *col, struct frame *fr, bool *decided)
+{
+	int err;
+
+	col->snap->n = 0;
+	if (!*decided || fr->dump) {
+		err = collect_dump(nl, col);
+		if (*decided || (err != -EOPNOTSUPP && err != -EINVAL)) {
+			fr->dump = true;
+			*decided = true;
+			if (opt_verbose && fr->no == 1)
+				fprintf(stderr, "taskstat: collecting with the TASKSTATS dump\n");
+			return err;
+		}
+		if (opt_verbose)
+			fprintf(stderr,
+				"taskstat: the kernel has no TASKSTATS dump (%s): one GET per task from /proc\n",
+				strerror(-err));
+		*decided = true;
+		fr->dump = false;
+		col->snap->n = 0;
+	}
+	return collect_get(nl, col);
+}
+
+int cmd_top(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "delay", required_argument, NULL, 'd' },
+		{ "iterations", required_argument, NULL, 'n' },
+		{ "sort", required_argument, NULL, 's' },
+		{ "processes", no_argument, NULL, 'P' },
+		{ "batch", no_argument, NULL, 'b' },
+		{ "limit", required_argument, NULL, 'l' },
+		{ "once", no_argument, NULL, 'O' },
+		{ "json", no_argument, NULL, 'J' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 }
+	};
+	static struct nl nl;
+	struct snap snaps[2] = { 0 };
+	struct frame fr = { 0 };
+	struct collect col;
+	unsigned long long iters = 0, v;
+	double delay = 2, last = 0, t;
+	bool decided = false, limit_set = false;
+	struct row *rows = NULL;
+	struct winsize ws;
+	char *end;
+	int c, err, cur = 0;
+
+	while ((c = getopt_long(argc, argv, "d:n:s:Pbl:vh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'd':
+			delay = strtod(optarg, &end);
+			if (*end || !(delay > 0) || delay > 86400) {
+				fprintf(stderr, "taskstat: bad interval: %s\n", optarg);
+				return 2;
+			}
+			break;
+		case 'n':
+		case 'l':
+			if (!parse_uint(optarg, INT32_MAX, &v)) {
+				fprintf(stderr, "taskstat: not a number: %s\n", optarg);
+				return 2;
+			}
+			if (c == 'n') {
+				iters = v;
+			} else {
+				fr.limit = v;
+				limit_set = true;
+			}
+			break;
+		case 's':
+			sort_key = -1;
+			for (size_t k = 0; k < NKEYS; k++)
+				if (!strcmp(optarg, keys[k].name))
+					sort_key = k;
+			if (sort_key < 0) {
+				fprintf(stderr, "taskstat: unknown sort key %s\n", optarg);
+				fputs(usage_top, stderr);
+				return 2;
+			}
+			break;
+		case 'P':
+			fr.tgid = true;
+			break;
+		case 'b':
+			fr.batch = true;
+			break;
+		case 'O':
+			fr.batch = true;
+			iters = 1;
+			break;
+		default:
+			common_opt(c, usage_top);
+		}
+	}
+	if (optind < argc) {
+		fputs(usage_top, stderr);
+		return 2;
+	}
+	if (opt_json)
+		fr.batch = true;
+	if (!fr.batch && !limit_set && !ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) && ws.ws_row > 5)
+		fr.limit = ws.ws_row - 5;
+	col.aggr = fr.tgid ? TASKSTATS_TYPE_AGGR_TGID : TASKSTATS_TYPE_AGGR_PID;
+	nl_open(&nl);
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	for (fr.no = 1; !stop && (!iters || (unsigned long long)fr.no <= iters); fr.no++) {
+		struct snap *snap = &snaps[cur], *prev = fr.no > 1 ? &snaps[!cur] : NULL;
+
+		if (prev) {
+			struct timespec ts;
+
+			ts.tv_sec = (time_t)delay;
+			ts.tv_nsec = (long)((delay - ts.tv_sec) * 1e9);
+			if (nanosleep(&ts, NULL) && errno == EINTR && stop)
+				break;
+		}
+		col.snap = snap;
+		err = collect(&nl, &col, &fr, &decided);
+		if (err)
+			return report(fr.dump ? CTX_DUMP : CTX_TASK,
+				      fr.dump ? "TASKSTATS dump" : "GET", -err);
+		t = now_s();
+		fr.interval = prev ? t - last : 0;
+		last = t;
+		qsort(snap->recs, snap->n, sizeof(*snap->recs), cmp_id);
+		rows = realloc(rows, (snap->n ? snap->n : 1) * sizeof(*rows));
+		if (!rows) {
+			perror("taskstat");
+			return 1;
+		}
+		for (size_t i = 0; i < snap->n; i++) {
+			if (fr.tgid)
+				fill_comm(&snap->recs[i]);
+			make_row(&rows[i], &snap->recs[i], prev);
+		}
+		if (fr.no == 1)
+			for (size_t i = 0; i < snap->n; i++)
+				delay_hint(&snap->recs[i]);
+		qsort(rows, snap->n, sizeof(*rows), cmp_row);
+		if (opt_json)
+			print_json(&fr, rows, snap->n);
+		else
+			print_text(&fr, rows, snap->n);
+		cur = !cur;
+	}
+	free(rows);
+	free(snaps[0].recs);
+	free(snaps[1].recs);
+	nl_close(&nl);
+	return 0;
+}
