@@ -35,7 +35,7 @@ int report(enum ctx ctx, const char *what, int err)
 			"taskstat: not a directory of a cgroup v1 hierarchy (cgroup v2 has no CGROUPSTATS): mount one, e.g. 'mount -t cgroup -o none,name=NAME none DIR'\n");
 	if (err == EINVAL && ctx == CTX_LISTEN)
 		fprintf(stderr,
-			"taskstat: listeners must run in the initial user and pid namespaces and name only possible CPUs\n");
+			"taskstat: the cpulist must name possible CPUs (older kernels also want the initial namespaces)\n");
 	return 1;
 }
 
