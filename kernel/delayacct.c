@@ -347,3 +347,7 @@ __u64 __delayacct_blkio_ticks(struct task_struct *tsk)
 	raw_spin_unlock_irqrestore(&tsk->delays->lock, flags);
 	return nsec_to_clock_t(ns);
 }
+
+#ifdef CONFIG_TASK_DELAY_ACCT_KUNIT_TEST
+#include "delayacct_test.c"
+#endif

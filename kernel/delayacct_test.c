@@ -1,0 +1,110 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit tests of delay accounting's arithmetic: what waiting 584 years
+ * would show, with preset counters. Included by kernel/delayacct.c so
+ * that the static helpers are in reach.
+ */
+#include <kunit/test.h>
+
+/* A total that would overflow wraps to zero; the count goes on. */
+static void delayacct_total_wraps_to_zero_and_count_goes_on(struct kunit *test)
+{
+	struct task_delay_info d = {};
+
+	raw_spin_lock_init(&d.lock);
+	d.total[DELAYACCT_BLKIO] = U64_MAX - 10;
+	d.count[DELAYACCT_BLKIO] = 7;
+	delayacct_record(&d, DELAYACCT_BLKIO, 11);
+	KUNIT_EXPECT_EQ(test, d.total[DELAYACCT_BLKIO], 0ULL);
+	KUNIT_EXPECT_EQ(test, d.count[DELAYACCT_BLKIO], 8U);
+	delayacct_record(&d, DELAYACCT_BLKIO, 5);
+	KUNIT_EXPECT_EQ(test, d.total[DELAYACCT_BLKIO], 5ULL);
+	KUNIT_EXPECT_EQ(test, d.count[DELAYACCT_BLKIO], 9U);
+}
+
+/* Up to the last nanosecond the total is exact. */
+static void delayacct_total_is_exact_up_to_the_limit(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, delayacct_add_wrap(U64_MAX - 10, 10), U64_MAX);
+	KUNIT_EXPECT_EQ(test, delayacct_add_wrap(U64_MAX - 10, 11), 0ULL);
+	KUNIT_EXPECT_EQ(test, delayacct_add_wrap(0, 0), 0ULL);
+}
+
+/* Max, min and the time of the max follow the delays recorded. */
+static void delayacct_extremes_follow_the_delays(struct kunit *test)
+{
+	struct task_delay_info d = {};
+	u64 before;
+
+	raw_spin_lock_init(&d.lock);
+	before = ktime_get_real_ns();
+	delayacct_record(&d, DELAYACCT_SWAPIN, 300);
+	delayacct_record(&d, DELAYACCT_SWAPIN, 100);
+	delayacct_record(&d, DELAYACCT_SWAPIN, 200);
+	KUNIT_EXPECT_EQ(test, d.max[DELAYACCT_SWAPIN], 300ULL);
+	KUNIT_EXPECT_EQ(test, d.min[DELAYACCT_SWAPIN], 100ULL);
+	KUNIT_EXPECT_GE(test, d.max_ts[DELAYACCT_SWAPIN], before);
+	KUNIT_EXPECT_LE(test, d.max_ts[DELAYACCT_SWAPIN], ktime_get_real_ns());
+	/* Other classes are untouched. */
+	KUNIT_EXPECT_EQ(test, d.count[DELAYACCT_BLKIO], 0U);
+	KUNIT_EXPECT_EQ(test, d.min[DELAYACCT_BLKIO], 0ULL);
+}
+
+/*
+ * Merging records the way a thread group is summed: totals wrap, counts
+ * add, the larger max wins with its time, the smaller non-zero min wins.
+ */
+static void delayacct_merge_sums_a_group(struct kunit *test)
+{
+	const struct delayacct_fields *f = &delayacct_uapi[DELAYACCT_WPCOPY];
+	struct taskstats *ts;
+
+	ts = kunit_kzalloc(test, sizeof(*ts), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, ts);
+	delayacct_merge(ts, f, 2, U64_MAX - 1, 50, 20, 3 * NSEC_PER_SEC + 7);
+	delayacct_merge(ts, f, 3, 5, 40, 0, 9 * NSEC_PER_SEC);
+	KUNIT_EXPECT_EQ(test, ts->wpcopy_count, 5ULL);
+	KUNIT_EXPECT_EQ(test, ts->wpcopy_delay_total, 0ULL);
+	KUNIT_EXPECT_EQ(test, ts->wpcopy_delay_max, 50ULL);
+	KUNIT_EXPECT_EQ(test, ts->wpcopy_delay_min, 20ULL);
+	KUNIT_EXPECT_EQ(test, ts->wpcopy_delay_max_ts.tv_sec, 3LL);
+	KUNIT_EXPECT_EQ(test, ts->wpcopy_delay_max_ts.tv_nsec, 7LL);
+	delayacct_merge(ts, f, 1, 1, 60, 10, 11 * NSEC_PER_SEC);
+	KUNIT_EXPECT_EQ(test, ts->wpcopy_delay_total, 1ULL);
+	KUNIT_EXPECT_EQ(test, ts->wpcopy_delay_max, 60ULL);
+	KUNIT_EXPECT_EQ(test, ts->wpcopy_delay_min, 10ULL);
+	KUNIT_EXPECT_EQ(test, ts->wpcopy_delay_max_ts.tv_sec, 11LL);
+}
+
+/* An end without a start is not a delay since boot. */
+static void delayacct_end_without_start_is_ignored(struct kunit *test)
+{
+	struct task_delay_info *saved = current->delays;
+	struct task_delay_info d = {};
+
+	raw_spin_lock_init(&d.lock);
+	current->delays = &d;
+	__delayacct_end(current, DELAYACCT_COMPACT);
+	KUNIT_EXPECT_EQ(test, d.count[DELAYACCT_COMPACT], 0U);
+	__delayacct_start(DELAYACCT_COMPACT);
+	__delayacct_end(current, DELAYACCT_COMPACT);
+	KUNIT_EXPECT_EQ(test, d.count[DELAYACCT_COMPACT], 1U);
+	KUNIT_EXPECT_EQ(test, d.start[DELAYACCT_COMPACT], 0ULL);
+	current->delays = saved;
+}
+
+static struct kunit_case delayacct_test_cases[] = {
+	KUNIT_CASE(delayacct_total_wraps_to_zero_and_count_goes_on),
+	KUNIT_CASE(delayacct_total_is_exact_up_to_the_limit),
+	KUNIT_CASE(delayacct_extremes_follow_the_delays),
+	KUNIT_CASE(delayacct_merge_sums_a_group),
+	KUNIT_CASE(delayacct_end_without_start_is_ignored),
+	{}
+};
+
+static struct kunit_suite delayacct_test_suite = {
+	.name = "delayacct",
+	.test_cases = delayacct_test_cases,
+};
+
+kunit_test_suite(delayacct_test_suite);
