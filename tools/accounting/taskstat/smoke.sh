@@ -52,7 +52,8 @@ echo "TAP version 13"
 # --- help and usage
 run --help
 check "--help exits 0 and names every command" \
-	eval '[[ $rc == 0 ]] && has "taskstat get" && has "taskstat top" && has listen && has cgroup'
+	eval '[[ $rc == 0 ]] && has "taskstat get" && has "taskstat top" &&
+		has listen && has cgroup'
 for c in get top listen cgroup; do
 	run "$c" --help
 	check "$c --help exits 0" eval '[[ $rc == 0 ]] && has "usage: taskstat $c"'
@@ -65,7 +66,8 @@ check "top with an unknown sort key is a usage error (2)" eval '[[ $rc == 2 ]]'
 # --- get
 run get -p $$
 check "get -p shows every field with its unit" \
-	eval '[[ $rc == 0 ]] && has "^version " && has "pid $$" && has "^ac_utime  *ms" && has "^read_char  *bytes"'
+	eval '[[ $rc == 0 ]] && has "^version " && has "pid $$" &&
+		has "^ac_utime  *ms" && has "^read_char  *bytes"'
 run get -t $$
 check "get -t shows the thread group record" eval '[[ $rc == 0 ]] && has "tgid $$"'
 run get --json -p $$
@@ -76,8 +78,10 @@ check "get of a missing task fails (1) with a hint" \
 	eval '[[ $rc == 1 ]] && has "no such task" err'
 if [[ $(cat /proc/sys/kernel/task_delayacct 2>/dev/null) == 0 ]]; then
 	run get --json -p $$
-	if json_ok "all(objs[0].get(c + '_count', 0) == 0 for c in ('blkio', 'swapin', 'freepages', 'thrashing', 'compact', 'wpcopy', 'irq'))"; then
-		check "get hints at kernel.task_delayacct when delays are off" has task_delayacct err
+	classes="('blkio', 'swapin', 'freepages', 'thrashing', 'compact', 'wpcopy', 'irq')"
+	if json_ok "all(objs[0].get(c + '_count', 0) == 0 for c in $classes)"; then
+		check "get hints at kernel.task_delayacct when delays are off" \
+			has task_delayacct err
 	else
 		skip "delay accounting hint" "this shell has delays recorded"
 	fi
@@ -97,15 +101,18 @@ fi
 # --- top
 run top --once -v
 check "top --once lists tasks and says how it collected them" \
-	eval '[[ $rc == 0 ]] && has "^taskstat top" && has "CPUDLY" && has " $$ " && has "collecting with the TASKSTATS dump\|no TASKSTATS dump" err'
+	eval '[[ $rc == 0 ]] && has "^taskstat top" && has "CPUDLY" && has " $$ " &&
+		has "collecting with the TASKSTATS dump\|no TASKSTATS dump" err'
 if has "no TASKSTATS dump" err; then
-	ok "top: the kernel has no dump, fell back to one GET per task $(grep -o 'dump ([^)]*)' "$tmp/err" | head -1)"
+	how=$(grep -o 'dump ([^)]*)' "$tmp/err" | head -1)
+	ok "top: the kernel has no dump, fell back to one GET per task $how"
 else
 	ok "top: the kernel answered the dump"
 fi
 run top --once --json -s cpu
 check "top --once --json: one object per task, this shell among them" \
-	json_ok "any(o['id'] == $$ and o['frame'] == 1 for o in objs) and all('cpu_delay_total' in o for o in objs)"
+	json_ok "(any(o['id'] == $$ and o['frame'] == 1 for o in objs) and
+		all('cpu_delay_total' in o for o in objs))"
 run top --once --json -P
 check "top -P --json: thread group records" \
 	json_ok "any(o['id'] == $$ and o['type'] == 'tgid' for o in objs)"
@@ -150,7 +157,8 @@ wait $wl
 wait $pid
 rc=$?
 check "listen --json: one object per record" \
-	json_ok "$rc == 0 and len(objs) == 2 and all(o['ac_comm'] == 'true' and o['ac_ppid'] == $wl for o in objs)"
+	json_ok "($rc == 0 and len(objs) == 2 and
+		all(o['ac_comm'] == 'true' and o['ac_ppid'] == $wl for o in objs))"
 
 bash -c 'read -r _ <"$1"; /bin/true; /bin/true; :' _ "$tmp/go" &
 wl=$!

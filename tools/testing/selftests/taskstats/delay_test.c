@@ -80,42 +80,25 @@ FIXTURE_TEARDOWN(delay)
 	close(self->fd);
 }
 
-struct found {
-	pid_t pid;
-	bool seen;
-	struct taskstats ts;
+struct void_job {
+	void (*fn)(void *arg);
+	void *arg;
 };
 
-static void match_pid(const struct tsnl_exit *e, void *arg)
+static int run_void(void *arg)
 {
-	struct found *f = arg;
+	struct void_job *j = arg;
 
-	if (e->have_pid && e->pid == (uint32_t)f->pid) {
-		f->seen = true;
-		f->ts = e->pid_ts;
-	}
+	j->fn(j->arg);
+	return 0;
 }
 
 /* Runs @fn in a child, returns 0 with its exit record if it exited 0. */
 static int run_child(int nl, void (*fn)(void *), void *arg, struct taskstats *ts)
 {
-	struct found f = { 0 };
-	int status;
+	struct void_job j = { fn, arg };
 
-	f.pid = fork();
-	if (f.pid < 0)
-		return -1;
-	if (f.pid == 0) {
-		fn(arg);
-		_exit(0);
-	}
-	if (waitpid(f.pid, &status, 0) != f.pid || status)
-		return -1;
-	tsnl_drain(nl, match_pid, &f);
-	if (!f.seen)
-		return -1;
-	*ts = f.ts;
-	return 0;
+	return ts_run_child(nl, run_void, &j, ts, NULL) ? -1 : 0;
 }
 
 /* Checks class @cls of the struct taskstats named ts in the caller. */
@@ -404,6 +387,30 @@ TEST_F_TIMEOUT(delay, reading_a_file_larger_than_its_memcg_waits_in_freepages, 1
 }
 
 /*
+ * Turns swap on and makes a 16 MiB memory cgroup, both undone by the
+ * teardown. Returns why the guest cannot (the test skips), or NULL with
+ * *err the result of making the cgroup.
+ */
+static const char *swap_and_memcg(struct _test_data_delay *self, int *err)
+{
+	static char why[160];
+	const char *dev = getenv("RIG_SWAP_DEV");
+
+	*err = 0;
+	if (!dev)
+		return "RIG_SWAP_DEV not set: no swap device to enable";
+	if (swapon(dev, 0)) {
+		snprintf(why, sizeof(why), "swapon %s: %s", dev, strerror(errno));
+		return why;
+	}
+	snprintf(self->swapdev, sizeof(self->swapdev), "%s", dev);
+	*err = make_memcg(self, "16M");
+	if (*err == -ENOENT)
+		return "no cgroup2 memory controller";
+	return NULL;
+}
+
+/*
  * Thrashing is a refault of a page that was part of the working set when
  * it was evicted: it had been activated, then deactivated, then swapped
  * out, and it comes back within a working set's distance. Anonymous
@@ -414,18 +421,13 @@ TEST_F_TIMEOUT(delay, reading_a_file_larger_than_its_memcg_waits_in_freepages, 1
 TEST_F_TIMEOUT(delay, cycling_memory_through_swap_waits_in_thrashing, 180)
 {
 	struct mem_job job = { .size = 20 << 20, .passes = 8 };
-	const char *dev = getenv("RIG_SWAP_DEV");
 	struct taskstats ts;
+	const char *why;
 	int err;
 
-	if (!dev)
-		SKIP(return, "RIG_SWAP_DEV not set: no swap device to enable");
-	if (swapon(dev, 0))
-		SKIP(return, "swapon %s: %s", dev, strerror(errno));
-	snprintf(self->swapdev, sizeof(self->swapdev), "%s", dev);
-	err = make_memcg(self, "16M");
-	if (err == -ENOENT)
-		SKIP(return, "no cgroup2 memory controller");
+	why = swap_and_memcg(self, &err);
+	if (why)
+		SKIP(return, "%s", why);
 	ASSERT_EQ(0, err);
 	job.cgroup = self->cgroup;
 	self->t0 = now_ns(CLOCK_REALTIME);
@@ -436,18 +438,13 @@ TEST_F_TIMEOUT(delay, cycling_memory_through_swap_waits_in_thrashing, 180)
 TEST_F_TIMEOUT(delay, touching_swapped_out_memory_waits_in_swapin, 180)
 {
 	struct mem_job job = { .size = 40 << 20, .passes = 2 };
-	const char *dev = getenv("RIG_SWAP_DEV");
 	struct taskstats ts;
+	const char *why;
 	int err;
 
-	if (!dev)
-		SKIP(return, "RIG_SWAP_DEV not set: no swap device to enable");
-	if (swapon(dev, 0))
-		SKIP(return, "swapon %s: %s", dev, strerror(errno));
-	snprintf(self->swapdev, sizeof(self->swapdev), "%s", dev);
-	err = make_memcg(self, "16M");
-	if (err == -ENOENT)
-		SKIP(return, "no cgroup2 memory controller");
+	why = swap_and_memcg(self, &err);
+	if (why)
+		SKIP(return, "%s", why);
 	ASSERT_EQ(0, err);
 	job.cgroup = self->cgroup;
 	self->t0 = now_ns(CLOCK_REALTIME);

@@ -283,28 +283,6 @@ TEST_F(bad, request_gets_the_upstream_answer)
 	EXPECT_EQ(pid, r.id);
 }
 
-/* Runs @fn as uid 65534 without capabilities; returns its exit code. */
-static int as_nobody(int (*fn)(int fd, uint16_t family, pid_t other), uint16_t family,
-		     pid_t other)
-{
-	int status, fd;
-	pid_t pid = fork();
-
-	if (pid < 0)
-		return -1;
-	if (pid == 0) {
-		if (setresgid(65534, 65534, 65534) || setresuid(65534, 65534, 65534))
-			_exit(100);
-		fd = tsnl_open();
-		if (fd < 0)
-			_exit(101);
-		_exit(fn(fd, family, other));
-	}
-	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
-		return -1;
-	return WEXITSTATUS(status);
-}
-
 /* Exit code: 0 if the kernel said EPERM, 1 otherwise. */
 static int get_other(int fd, uint16_t family, pid_t other)
 {
@@ -379,29 +357,29 @@ FIXTURE_TEARDOWN(unpriv)
  */
 TEST_F(unpriv, without_cap_net_admin_get_of_another_users_task_is_eperm)
 {
-	ASSERT_EQ(0, as_nobody(get_other, self->family, getpid()));
+	ASSERT_EQ(0, ts_as_nobody(get_other, self->family, getpid()));
 }
 
 TEST_F(unpriv, without_cap_net_admin_get_of_ones_own_group_is_eperm)
 {
 	if (self->self_query)
 		SKIP(return, "this kernel serves self-queries: ext_test checks them");
-	ASSERT_EQ(0, as_nobody(get_self, self->family, 0));
+	ASSERT_EQ(0, ts_as_nobody(get_self, self->family, 0));
 }
 
 TEST_F(unpriv, without_cap_net_admin_register_is_eperm)
 {
-	ASSERT_EQ(0, as_nobody(register_all, self->family, 0));
+	ASSERT_EQ(0, ts_as_nobody(register_all, self->family, 0));
 }
 
 TEST_F(unpriv, without_cap_net_admin_deregister_is_eperm)
 {
-	ASSERT_EQ(0, as_nobody(deregister_all, self->family, 0));
+	ASSERT_EQ(0, ts_as_nobody(deregister_all, self->family, 0));
 }
 
 TEST_F(unpriv, without_cap_net_admin_cgroupstats_is_still_served)
 {
-	ASSERT_EQ(0, as_nobody(cgroupstats_plain_dir, self->family, 0));
+	ASSERT_EQ(0, ts_as_nobody(cgroupstats_plain_dir, self->family, 0));
 }
 
 TEST_HARNESS_MAIN

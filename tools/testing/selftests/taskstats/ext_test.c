@@ -228,36 +228,13 @@ TEST_F(ext, dump_racing_forks_and_exits_keeps_each_survivor_once)
 	EXPECT_EQ(0, ret);
 }
 
-/* Runs @fn in a child as uid/gid 65534 without capabilities. */
-static int as_nobody(int (*fn)(uint16_t family, pid_t other), uint16_t family,
-		     pid_t other)
-{
-	int status;
-	pid_t pid = fork();
-
-	if (pid < 0)
-		return -1;
-	if (pid == 0) {
-		if (setresgid(65534, 65534, 65534) || setresuid(65534, 65534, 65534))
-			_exit(100);
-		prctl(PR_SET_DUMPABLE, 1);
-		_exit(fn(family, other));
-	}
-	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
-		return -1;
-	return WEXITSTATUS(status);
-}
-
 /* Exit codes of the unprivileged helpers: 0 is what the test expects. */
-static int get_own_task(uint16_t family, pid_t other)
+static int get_own_task(int fd, uint16_t family, pid_t other)
 {
 	static char buf[TSNL_BUF_SIZE];
 	struct tsnl_reply r;
 	struct taskstats ts;
-	int fd = tsnl_open();
 
-	if (fd < 0)
-		return 10;
 	if (tsnl_get(fd, family, TASKSTATS_CMD_ATTR_PID, getpid(), &ts, &r, buf))
 		return 11;
 	if (ts.ac_pid != (uint32_t)getpid() || ts.ac_uid != 65534)
@@ -265,26 +242,20 @@ static int get_own_task(uint16_t family, pid_t other)
 	return 0;
 }
 
-static int get_roots_task(uint16_t family, pid_t other)
+static int get_roots_task(int fd, uint16_t family, pid_t other)
 {
 	static char buf[TSNL_BUF_SIZE];
 	struct tsnl_reply r;
 	struct taskstats ts;
-	int fd = tsnl_open();
 
-	if (fd < 0)
-		return 10;
 	return tsnl_get(fd, family, TASKSTATS_CMD_ATTR_PID, other, &ts, &r, buf) == -EPERM ?
 	       0 : 11;
 }
 
-static int dump_own_tasks(uint16_t family, pid_t other)
+static int dump_own_tasks(int fd, uint16_t family, pid_t other)
 {
 	static struct seen s;
-	int fd = tsnl_open();
 
-	if (fd < 0)
-		return 10;
 	s.check_uid = true;
 	s.uid = 65534;
 	if (dump_into(fd, family, false, &s) < 1)
@@ -294,34 +265,30 @@ static int dump_own_tasks(uint16_t family, pid_t other)
 	return 0;
 }
 
-static int register_listener(uint16_t family, pid_t other)
+static int register_listener(int fd, uint16_t family, pid_t other)
 {
-	int fd = tsnl_open();
-
-	if (fd < 0)
-		return 10;
 	return tsnl_cpumask(fd, family, TASKSTATS_CMD_ATTR_REGISTER_CPUMASK, "0") == -EPERM ?
 	       0 : 11;
 }
 
 TEST_F(ext, unprivileged_get_of_ones_own_task_succeeds)
 {
-	EXPECT_EQ(0, as_nobody(get_own_task, self->family, 0));
+	EXPECT_EQ(0, ts_as_nobody(get_own_task, self->family, 0));
 }
 
 TEST_F(ext, unprivileged_get_of_roots_task_is_eperm)
 {
-	EXPECT_EQ(0, as_nobody(get_roots_task, self->family, getpid()));
+	EXPECT_EQ(0, ts_as_nobody(get_roots_task, self->family, getpid()));
 }
 
 TEST_F(ext, unprivileged_dump_lists_only_ones_own_tasks)
 {
-	EXPECT_EQ(0, as_nobody(dump_own_tasks, self->family, getpid()));
+	EXPECT_EQ(0, ts_as_nobody(dump_own_tasks, self->family, getpid()));
 }
 
 TEST_F(ext, unprivileged_listener_registration_stays_eperm)
 {
-	EXPECT_EQ(0, as_nobody(register_listener, self->family, 0));
+	EXPECT_EQ(0, ts_as_nobody(register_listener, self->family, 0));
 }
 
 /*
@@ -389,8 +356,11 @@ static int write_map(const char *file, const char *map)
 	return ts_write_file(path, map);
 }
 
-/* As nobody: unshare user, pid and net namespaces, run in_container(). */
-static int container(uint16_t family, pid_t host_pid)
+/*
+ * As nobody: unshare user, pid and net namespaces, run in_container(),
+ * which opens its socket in the new network namespace (not @fd).
+ */
+static int container(int fd, uint16_t family, pid_t host_pid)
 {
 	int status;
 	pid_t pid;
@@ -424,7 +394,7 @@ TEST_F_TIMEOUT(ext, a_container_sees_its_own_tasks_and_nothing_of_the_host, 60)
 		/* fds 3 and 4 talk to the host side, see in_container(). */
 		dup2(to_parent[1], 3);
 		dup2(to_child[0], 4);
-		_exit(as_nobody(container, self->family, getppid()));
+		_exit(ts_as_nobody(container, self->family, getppid()));
 	}
 	close(to_parent[1]);
 	close(to_child[0]);

@@ -29,22 +29,6 @@
 
 #define PAGE	4096
 
-struct found {
-	pid_t pid;
-	bool seen;
-	struct taskstats ts;
-};
-
-static void match_pid(const struct tsnl_exit *e, void *arg)
-{
-	struct found *f = arg;
-
-	if (e->have_pid && e->pid == (uint32_t)f->pid) {
-		f->seen = true;
-		f->ts = e->pid_ts;
-	}
-}
-
 static uint64_t now_us(clockid_t clk)
 {
 	struct timespec t;
@@ -80,32 +64,6 @@ FIXTURE_TEARDOWN(fields)
 	tsnl_cpumask(self->fd, self->family, TASKSTATS_CMD_ATTR_DEREGISTER_CPUMASK,
 		     self->cpus);
 	close(self->fd);
-}
-
-/*
- * Forks a child that runs @fn and exits with its return value, reaps it and
- * fetches its exit record. Returns the wait status, or -1 without a record.
- */
-static int run_child(struct _test_data_fields *self, int (*fn)(void *), void *arg,
-		     struct taskstats *ts, pid_t *pidp)
-{
-	struct found f = { 0 };
-	int status;
-
-	f.pid = fork();
-	if (f.pid < 0)
-		return -1;
-	if (f.pid == 0)
-		_exit(fn(arg));
-	if (waitpid(f.pid, &status, 0) != f.pid)
-		return -1;
-	tsnl_drain(self->fd, match_pid, &f);
-	if (!f.seen)
-		return -1;
-	*ts = f.ts;
-	if (pidp)
-		*pidp = f.pid;
-	return status;
 }
 
 static void idle(void *arg)
@@ -152,7 +110,7 @@ static int set_ids(void *arg)
 TEST_F(fields, exit_n_is_reported_as_its_wait_status)
 {
 	struct taskstats ts;
-	int status = run_child(self, exit_with, (void *)42L, &ts, NULL);
+	int status = ts_run_child(self->fd, exit_with, (void *)42L, &ts, NULL);
 
 	ASSERT_LE(0, status);
 	ASSERT_TRUE(WIFEXITED(status));
@@ -164,7 +122,7 @@ TEST_F(fields, exit_n_is_reported_as_its_wait_status)
 TEST_F(fields, death_by_a_signal_is_reported_with_axsig)
 {
 	struct taskstats ts;
-	int status = run_child(self, kill_self, (void *)(long)SIGUSR1, &ts, NULL);
+	int status = ts_run_child(self->fd, kill_self, (void *)(long)SIGUSR1, &ts, NULL);
 
 	ASSERT_LE(0, status);
 	ASSERT_TRUE(WIFSIGNALED(status));
@@ -177,7 +135,7 @@ TEST_F(fields, fork_without_exec_sets_afork)
 {
 	struct taskstats ts;
 
-	ASSERT_EQ(0, run_child(self, exit_with, (void *)0L, &ts, NULL));
+	ASSERT_EQ(0, ts_run_child(self->fd, exit_with, (void *)0L, &ts, NULL));
 	EXPECT_EQ(AFORK, ts.ac_flag & AFORK);
 }
 
@@ -187,7 +145,7 @@ TEST_F(fields, exec_clears_afork_and_renames_the_task)
 
 	if (access("/bin/true", X_OK))
 		SKIP(return, "no /bin/true to exec");
-	ASSERT_EQ(0, run_child(self, exec_true, NULL, &ts, NULL));
+	ASSERT_EQ(0, ts_run_child(self->fd, exec_true, NULL, &ts, NULL));
 	EXPECT_EQ(0, ts.ac_flag & AFORK);
 	EXPECT_STREQ("true", ts.ac_comm);
 }
@@ -197,7 +155,7 @@ TEST_F(fields, using_a_capability_sets_asu)
 {
 	struct taskstats ts;
 
-	ASSERT_EQ(0, run_child(self, renice, (void *)-5L, &ts, NULL));
+	ASSERT_EQ(0, ts_run_child(self->fd, renice, (void *)-5L, &ts, NULL));
 	EXPECT_EQ(ASU, ts.ac_flag & ASU);
 }
 
@@ -205,7 +163,7 @@ TEST_F(fields, a_child_that_uses_no_capability_has_no_asu)
 {
 	struct taskstats ts;
 
-	ASSERT_EQ(0, run_child(self, exit_with, (void *)0L, &ts, NULL));
+	ASSERT_EQ(0, ts_run_child(self->fd, exit_with, (void *)0L, &ts, NULL));
 	EXPECT_EQ(0, ts.ac_flag & ASU);
 }
 
@@ -213,9 +171,9 @@ TEST_F(fields, nice_is_what_setpriority_set)
 {
 	struct taskstats ts;
 
-	ASSERT_EQ(0, run_child(self, renice, (void *)13L, &ts, NULL));
+	ASSERT_EQ(0, ts_run_child(self->fd, renice, (void *)13L, &ts, NULL));
 	EXPECT_EQ(13, ts.ac_nice);
-	ASSERT_EQ(0, run_child(self, renice, (void *)-7L, &ts, NULL));
+	ASSERT_EQ(0, ts_run_child(self->fd, renice, (void *)-7L, &ts, NULL));
 	EXPECT_EQ((uint8_t)-7, ts.ac_nice);
 }
 
@@ -223,10 +181,10 @@ TEST_F(fields, comm_is_what_pr_set_name_set)
 {
 	struct taskstats ts;
 
-	ASSERT_EQ(0, run_child(self, set_name, "ts-fifteen-char", &ts, NULL));
+	ASSERT_EQ(0, ts_run_child(self->fd, set_name, "ts-fifteen-char", &ts, NULL));
 	EXPECT_STREQ("ts-fifteen-char", ts.ac_comm);
 	/* TASK_COMM_LEN is 16: longer names are cut to 15 characters. */
-	ASSERT_EQ(0, run_child(self, set_name, "ts-a-much-longer-name", &ts, NULL));
+	ASSERT_EQ(0, ts_run_child(self->fd, set_name, "ts-a-much-longer-name", &ts, NULL));
 	EXPECT_STREQ("ts-a-much-longe", ts.ac_comm);
 }
 
@@ -234,7 +192,7 @@ TEST_F(fields, uid_and_gid_are_the_ones_the_child_switched_to)
 {
 	struct taskstats ts;
 
-	ASSERT_EQ(0, run_child(self, set_ids, NULL, &ts, NULL));
+	ASSERT_EQ(0, ts_run_child(self->fd, set_ids, NULL, &ts, NULL));
 	EXPECT_EQ(1234U, ts.ac_uid);
 	EXPECT_EQ(2345U, ts.ac_gid);
 }
@@ -244,7 +202,7 @@ TEST_F(fields, pid_ppid_and_tgid_name_the_child)
 	struct taskstats ts;
 	pid_t pid;
 
-	ASSERT_EQ(0, run_child(self, exit_with, (void *)0L, &ts, &pid));
+	ASSERT_EQ(0, ts_run_child(self->fd, exit_with, (void *)0L, &ts, &pid));
 	EXPECT_EQ((uint32_t)pid, ts.ac_pid);
 	EXPECT_EQ((uint32_t)getpid(), ts.ac_ppid);
 	EXPECT_EQ((uint32_t)pid, ts.ac_tgid);
@@ -358,7 +316,7 @@ TEST_F(fields, etime_lies_within_the_parents_view_of_the_childs_life)
 	uint64_t t0, t1;
 
 	t0 = now_us(CLOCK_MONOTONIC);
-	ASSERT_EQ(0, run_child(self, sleep_then_exit, (void *)200000L, &ts, NULL));
+	ASSERT_EQ(0, ts_run_child(self->fd, sleep_then_exit, (void *)200000L, &ts, NULL));
 	t1 = now_us(CLOCK_MONOTONIC);
 	TH_LOG("etime %llu us, parent saw %llu us", (unsigned long long)ts.ac_etime,
 	       (unsigned long long)(t1 - t0));
@@ -436,7 +394,7 @@ TEST_F(fields, cpu_times_agree_with_getrusage_of_the_reaped_child)
 	uint64_t ru, acct, tol;
 
 	ASSERT_EQ(0, getrusage(RUSAGE_CHILDREN, &before));
-	ASSERT_EQ(0, run_child(self, burn, (void *)300000L, &ts, NULL));
+	ASSERT_EQ(0, ts_run_child(self->fd, burn, (void *)300000L, &ts, NULL));
 	ASSERT_EQ(0, getrusage(RUSAGE_CHILDREN, &after));
 	ru = (after.ru_utime.tv_sec - before.ru_utime.tv_sec) * 1000000ULL +
 	     after.ru_utime.tv_usec - before.ru_utime.tv_usec +
@@ -568,7 +526,7 @@ TEST_F(fields, context_switches_agree_with_getrusage)
 	long nv, niv;
 
 	ASSERT_EQ(0, getrusage(RUSAGE_CHILDREN, &before));
-	ASSERT_EQ(0, run_child(self, sleep_often, (void *)50L, &ts, NULL));
+	ASSERT_EQ(0, ts_run_child(self->fd, sleep_often, (void *)50L, &ts, NULL));
 	ASSERT_EQ(0, getrusage(RUSAGE_CHILDREN, &after));
 	nv = after.ru_nvcsw - before.ru_nvcsw;
 	niv = after.ru_nivcsw - before.ru_nivcsw;
@@ -622,33 +580,33 @@ FIXTURE_TEARDOWN(core)
 	close(self->fd);
 }
 
-TEST_F(core, a_core_dump_is_reported_with_acore_and_0x80)
+static int dump_core(void *arg)
 {
 	struct rlimit rl = { RLIM_INFINITY, RLIM_INFINITY };
-	struct found f = { 0 };
+
+	if (setrlimit(RLIMIT_CORE, &rl))
+		return 1;
+	prctl(PR_SET_DUMPABLE, 1);
+	signal(SIGQUIT, SIG_DFL);
+	raise(SIGQUIT);
+	return 2;
+}
+
+TEST_F(core, a_core_dump_is_reported_with_acore_and_0x80)
+{
+	struct taskstats ts;
 	int status;
 
-	f.pid = fork();
-	ASSERT_LE(0, f.pid);
-	if (f.pid == 0) {
-		if (setrlimit(RLIMIT_CORE, &rl))
-			_exit(1);
-		prctl(PR_SET_DUMPABLE, 1);
-		signal(SIGQUIT, SIG_DFL);
-		raise(SIGQUIT);
-		_exit(2);
-	}
-	ASSERT_EQ(f.pid, waitpid(f.pid, &status, 0));
-	ASSERT_TRUE(WIFSIGNALED(status));
-	tsnl_drain(self->fd, match_pid, &f);
+	status = ts_run_child(self->fd, dump_core, NULL, &ts, NULL);
 	tsnl_cpumask(self->fd, self->family, TASKSTATS_CMD_ATTR_DEREGISTER_CPUMASK,
 		     self->cpus);
-	ASSERT_TRUE(f.seen);
+	ASSERT_NE(-1, status);
+	ASSERT_TRUE(WIFSIGNALED(status));
 	if (!WCOREDUMP(status))
 		SKIP(return, "the kernel wrote no core file (core dumps unavailable)");
-	EXPECT_EQ((uint32_t)(SIGQUIT | 0x80), f.ts.ac_exitcode);
-	EXPECT_EQ((uint32_t)status, f.ts.ac_exitcode);
-	EXPECT_EQ(ACORE | AXSIG, f.ts.ac_flag & (ACORE | AXSIG));
+	EXPECT_EQ((uint32_t)(SIGQUIT | 0x80), ts.ac_exitcode);
+	EXPECT_EQ((uint32_t)status, ts.ac_exitcode);
+	EXPECT_EQ(ACORE | AXSIG, ts.ac_flag & (ACORE | AXSIG));
 }
 
 TEST_HARNESS_MAIN

@@ -2,6 +2,7 @@
 /*
  * Minimal generic netlink client for the taskstats selftests.
  */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -9,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/socket.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 
 #include "tsnl.h"
@@ -613,4 +615,84 @@ int tsnl_dump(int fd, uint16_t family, bool tgid, tsnl_dump_fn fn, void *arg)
 			records++;
 		}
 	}
+}
+
+struct ts_found {
+	pid_t pid;
+	bool seen;
+	struct taskstats ts;
+};
+
+static void ts_match_pid(const struct tsnl_exit *e, void *arg)
+{
+	struct ts_found *f = arg;
+
+	if (e->have_pid && e->pid == (uint32_t)f->pid) {
+		f->seen = true;
+		f->ts = e->pid_ts;
+	}
+}
+
+/**
+ * ts_run_child() - run @fn in a child and fetch the child's exit record.
+ * @nl: a socket registered as exit listener for every CPU
+ * @fn: what the child does; its return value is the child's exit status
+ * @arg: passed to @fn
+ * @ts: the exit record
+ * @pidp: if not NULL, the child's pid
+ *
+ * Return: the wait status, or -1 if the child could not run or no record
+ * of it arrived (records are queued before the parent can reap).
+ */
+int ts_run_child(int nl, int (*fn)(void *), void *arg, struct taskstats *ts,
+		 pid_t *pidp)
+{
+	struct ts_found f = { 0 };
+	int status;
+
+	f.pid = fork();
+	if (f.pid < 0)
+		return -1;
+	if (f.pid == 0)
+		_exit(fn(arg));
+	if (waitpid(f.pid, &status, 0) != f.pid)
+		return -1;
+	tsnl_drain(nl, ts_match_pid, &f);
+	if (!f.seen)
+		return -1;
+	*ts = f.ts;
+	if (pidp)
+		*pidp = f.pid;
+	return status;
+}
+
+/**
+ * ts_as_nobody() - run @fn in a child as uid and gid 65534, no capabilities.
+ * @fn: gets a generic netlink socket opened as that user, @family, @other
+ * @family: the TASKSTATS family id
+ * @other: passed to @fn
+ *
+ * Return: the child's exit code, or -1 if it did not exit normally.
+ */
+int ts_as_nobody(int (*fn)(int fd, uint16_t family, pid_t other),
+		 uint16_t family, pid_t other)
+{
+	int status, fd;
+	pid_t pid = fork();
+
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		if (setresgid(65534, 65534, 65534) || setresuid(65534, 65534, 65534))
+			_exit(100);
+		/* Changing ids made us undumpable; our own tasks stay readable. */
+		prctl(PR_SET_DUMPABLE, 1);
+		fd = tsnl_open();
+		if (fd < 0)
+			_exit(101);
+		_exit(fn(fd, family, other));
+	}
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return -1;
+	return WEXITSTATUS(status);
 }

@@ -82,6 +82,17 @@ typedef void (*tsnl_dump_fn)(uint32_t id, int aggr, const struct taskstats *ts,
 			     void *arg);
 int tsnl_dump(int fd, uint16_t family, bool tgid, tsnl_dump_fn fn, void *arg);
 
+/*
+ * Forks a child that runs @fn and exits with its return value, reaps it
+ * and fetches its exit record from the listener socket @nl.
+ */
+int ts_run_child(int nl, int (*fn)(void *), void *arg, struct taskstats *ts,
+		 pid_t *pidp);
+
+/* Runs @fn in a child as uid and gid 65534 without capabilities. */
+int ts_as_nobody(int (*fn)(int fd, uint16_t family, pid_t other),
+		 uint16_t family, pid_t other);
+
 /* Small helpers shared by the tests. */
 int ts_read_file(const char *path, char *buf, int size);
 int ts_write_file(const char *path, const char *s);
