@@ -240,6 +240,9 @@ void __delayacct_irq(struct task_struct *task, u32 delta)
  */
 void __delayacct_cpu_delay(struct sched_info *si, u64 delta)
 {
+	/* A task put on a CPU the instant it was queued did not wait. */
+	if (!delta)
+		return;
 	if (delta > si->max_run_delay) {
 		si->max_run_delay = delta;
 		si->max_run_delay_ts = ktime_get_real_ns();
