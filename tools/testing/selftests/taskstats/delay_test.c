@@ -387,11 +387,12 @@ TEST_F_TIMEOUT(delay, reading_a_file_larger_than_its_memcg_waits_in_freepages, 1
 }
 
 /*
- * Turns swap on and makes a 16 MiB memory cgroup, both undone by the
+ * Turns swap on and makes a memory cgroup of @max, both undone by the
  * teardown. Returns why the guest cannot (the test skips), or NULL with
  * *err the result of making the cgroup.
  */
-static const char *swap_and_memcg(struct _test_data_delay *self, int *err)
+static const char *swap_and_memcg(struct _test_data_delay *self,
+				  const char *max, int *err)
 {
 	static char why[160];
 	const char *dev = getenv("RIG_SWAP_DEV");
@@ -405,7 +406,7 @@ static const char *swap_and_memcg(struct _test_data_delay *self, int *err)
 		return why;
 	}
 	snprintf(self->swapdev, sizeof(self->swapdev), "%s", dev);
-	*err = make_memcg(self, "16M");
+	*err = make_memcg(self, max);
 	if (*err == -ENOENT)
 		return "no cgroup2 memory controller";
 	return NULL;
@@ -415,20 +416,21 @@ static const char *swap_and_memcg(struct _test_data_delay *self, int *err)
  * Thrashing is a refault of a page that was part of the working set when
  * it was evicted: it had been activated, then deactivated, then swapped
  * out, and it comes back within a working set's distance. Anonymous
- * memory cycled through swap, a little more than the cgroup holds, does
+ * memory cycled through swap, 4 MiB more than the cgroup holds, does
  * that within a few passes: pass 2 refaults and activates what pass 1
  * pushed out, later passes refault pages that were in the working set.
- * Little more: refaulted pages are protected as working set, and with
- * too much of them reclaim gives up and the cgroup OOM-kills the child.
+ * A little more, and not too little a cgroup: refaulted pages are
+ * protected as working set, and in a cgroup tight for the child's own
+ * binary and libraries reclaim gave up and OOM-killed it.
  */
 TEST_F_TIMEOUT(delay, cycling_memory_through_swap_waits_in_thrashing, 180)
 {
-	struct mem_job job = { .size = 18 << 20, .passes = 6 };
+	struct mem_job job = { .size = 24 << 20, .passes = 8 };
 	struct taskstats ts;
 	const char *why;
 	int err;
 
-	why = swap_and_memcg(self, &err);
+	why = swap_and_memcg(self, "20M", &err);
 	if (why)
 		SKIP(return, "%s", why);
 	ASSERT_EQ(0, err);
@@ -445,7 +447,7 @@ TEST_F_TIMEOUT(delay, touching_swapped_out_memory_waits_in_swapin, 180)
 	const char *why;
 	int err;
 
-	why = swap_and_memcg(self, &err);
+	why = swap_and_memcg(self, "16M", &err);
 	if (why)
 		SKIP(return, "%s", why);
 	ASSERT_EQ(0, err);
