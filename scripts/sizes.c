@@ -4,8 +4,8 @@
  * sizes of the per-task accounting state, the way asm-offsets does.
  */
 #include <linux/kbuild.h>
+#include <linux/sched.h>	/* before delayacct.h: upstream's needs it */
 #include <linux/delayacct.h>
-#include <linux/sched.h>
 #include <linux/taskstats.h>
 
 void rig_sizes(void);
