@@ -413,6 +413,25 @@ static const char *swap_and_memcg(struct _test_data_delay *self,
 }
 
 /*
+ * Runs touch_anon_in_memcg() with @job in a memory cgroup of @max with swap
+ * on, the delay test's clock started. Returns why it cannot (the test
+ * skips), or NULL with *err 0 and the child's exit record in @ts.
+ */
+static const char *anon_through_swap(struct _test_data_delay *self,
+				     const char *max, struct mem_job *job,
+				     struct taskstats *ts, int *err)
+{
+	const char *why = swap_and_memcg(self, max, err);
+
+	if (why || *err)
+		return why;
+	job->cgroup = self->cgroup;
+	self->t0 = now_ns(CLOCK_REALTIME);
+	*err = run_child(self->fd, touch_anon_in_memcg, job, ts);
+	return NULL;
+}
+
+/*
  * Thrashing is a refault of a page that was part of the working set when
  * it was evicted: it had been activated, then deactivated, then swapped
  * out, and it comes back within a working set's distance. Anonymous
@@ -430,13 +449,10 @@ TEST_F_TIMEOUT(delay, cycling_memory_through_swap_waits_in_thrashing, 180)
 	const char *why;
 	int err;
 
-	why = swap_and_memcg(self, "20M", &err);
+	why = anon_through_swap(self, "20M", &job, &ts, &err);
 	if (why)
 		SKIP(return, "%s", why);
 	ASSERT_EQ(0, err);
-	job.cgroup = self->cgroup;
-	self->t0 = now_ns(CLOCK_REALTIME);
-	ASSERT_EQ(0, run_child(self->fd, touch_anon_in_memcg, &job, &ts));
 	CHECK_CLASS(thrashing);
 }
 
@@ -447,13 +463,10 @@ TEST_F_TIMEOUT(delay, touching_swapped_out_memory_waits_in_swapin, 180)
 	const char *why;
 	int err;
 
-	why = swap_and_memcg(self, "16M", &err);
+	why = anon_through_swap(self, "16M", &job, &ts, &err);
 	if (why)
 		SKIP(return, "%s", why);
 	ASSERT_EQ(0, err);
-	job.cgroup = self->cgroup;
-	self->t0 = now_ns(CLOCK_REALTIME);
-	ASSERT_EQ(0, run_child(self->fd, touch_anon_in_memcg, &job, &ts));
 	CHECK_CLASS(swapin);
 	/* Anonymous pages beyond memory.max are reclaimed directly, too. */
 	EXPECT_LT(0ULL, ts.freepages_count);
