@@ -19,9 +19,10 @@
  * exits.
  *
  * Every request is handled in four steps, kept apart on purpose: parse the
- * attributes, collect the stats into a struct taskstats, size the reply,
- * fill the reply. Collection knows nothing of netlink; serialisation
- * knows nothing of tasks.
+ * attributes, size the reply, lay out each record's attributes, collect
+ * the stats straight into the struct taskstats reserved in the message.
+ * Collection knows nothing of netlink; serialisation knows nothing of
+ * tasks.
  *
  * The same family also answers CGROUPSTATS_CMD_GET with counts of the
  * tasks of a cgroup by state.
@@ -455,12 +456,12 @@ static int collect_tgid(const struct requester *rq, u32 tgid,
 
 /* ------------------------------------------------------------ serialise */
 
-/* One record as it goes on the wire: AGGR_{PID,TGID}{ {PID,TGID}, STATS }. */
-struct ts_record {
-	int id_type;		/* TASKSTATS_TYPE_PID or TASKSTATS_TYPE_TGID */
-	u32 id;
-	const struct taskstats *stats;
-};
+/*
+ * A record goes on the wire as AGGR_{PID,TGID}{ {PID,TGID}, STATS }. The
+ * collectors write straight into the STATS attribute reserved for them:
+ * collecting into a buffer and copying it in would add a slab round trip
+ * and a 688-byte copy to every GET, dump record and exit event.
+ */
 
 /* Room for one record, including the pad that aligns STATS to 8 bytes. */
 static size_t record_size(void)
@@ -470,71 +471,37 @@ static size_t record_size(void)
 	       nla_total_size_64bit(sizeof(struct taskstats));
 }
 
-static int record_fill(struct sk_buff *skb, const struct ts_record *rec)
+/*
+ * Opens a record of @id in @skb: returns the room for its stats, to be
+ * filled and closed with nla_nest_end(@skb, *@nest), or NULL (leaving
+ * @skb as it was) if it does not fit.
+ */
+static struct taskstats *record_open(struct sk_buff *skb, int id_type, u32 id,
+				     struct nlattr **nest)
 {
-	int aggr = rec->id_type == TASKSTATS_TYPE_PID ?
+	int aggr = id_type == TASKSTATS_TYPE_PID ?
 		   TASKSTATS_TYPE_AGGR_PID : TASKSTATS_TYPE_AGGR_TGID;
-	struct nlattr *nest, *na;
+	struct nlattr *na;
 
-	nest = nla_nest_start_noflag(skb, aggr);
-	if (!nest)
-		return -EMSGSIZE;
-	if (nla_put_u32(skb, rec->id_type, rec->id))
+	*nest = nla_nest_start_noflag(skb, aggr);
+	if (!*nest)
+		return NULL;
+	if (nla_put_u32(skb, id_type, id))
 		goto cancel;
-	na = nla_reserve_64bit(skb, TASKSTATS_TYPE_STATS, sizeof(*rec->stats),
-			       TASKSTATS_TYPE_NULL);
+	na = nla_reserve_64bit(skb, TASKSTATS_TYPE_STATS,
+			       sizeof(struct taskstats), TASKSTATS_TYPE_NULL);
 	if (!na)
 		goto cancel;
-	memcpy(nla_data(na), rec->stats, sizeof(*rec->stats));
-	nla_nest_end(skb, nest);
-	return 0;
+	return nla_data(na);
 cancel:
-	nla_nest_cancel(skb, nest);
-	return -EMSGSIZE;
+	nla_nest_cancel(skb, *nest);
+	return NULL;
 }
 
-/* Appends a TASKSTATS_CMD_NEW message with @n records, or fails whole. */
-static int records_put(struct sk_buff *skb, u32 portid, u32 seq, int flags,
-		       const struct ts_record *recs, int n)
+/* Opens a TASKSTATS_CMD_NEW message in @skb; NULL if it does not fit. */
+static void *msg_open(struct sk_buff *skb, u32 portid, u32 seq, int flags)
 {
-	void *hdr = genlmsg_put(skb, portid, seq, &family, flags,
-				TASKSTATS_CMD_NEW);
-	int i;
-
-	if (!hdr)
-		return -EMSGSIZE;
-	for (i = 0; i < n; i++) {
-		if (record_fill(skb, &recs[i])) {
-			genlmsg_cancel(skb, hdr);
-			return -EMSGSIZE;
-		}
-	}
-	genlmsg_end(skb, hdr);
-	return 0;
-}
-
-/*
- * A message of its own with @n records: the answer to @info, or (@info
- * NULL) an exit event stamped with this CPU's sequence number.
- */
-static struct sk_buff *records_msg(struct genl_info *info,
-				   const struct ts_record *recs, int n)
-{
-	struct sk_buff *skb = genlmsg_new(n * record_size(), GFP_KERNEL);
-	int ret;
-
-	if (!skb)
-		return NULL;
-	if (info)
-		ret = records_put(skb, info->snd_portid, info->snd_seq, 0, recs, n);
-	else
-		ret = records_put(skb, 0, this_cpu_inc_return(taskstats_seqnum) - 1,
-				  0, recs, n);
-	if (ret) {
-		nlmsg_free(skb);
-		return NULL;
-	}
-	return skb;
+	return genlmsg_put(skb, portid, seq, &family, flags, TASKSTATS_CMD_NEW);
 }
 
 /* ------------------------------------------------------------- requests */
@@ -543,27 +510,33 @@ static struct sk_buff *records_msg(struct genl_info *info,
 static int cmd_get_stats(struct sk_buff *skb, struct genl_info *info,
 			 int id_type, u32 id)
 {
-	struct ts_record rec = { .id_type = id_type, .id = id };
-	struct taskstats *stats;
+	struct taskstats *stats = NULL;
 	struct requester rq;
+	struct nlattr *nest;
 	struct sk_buff *rep;
-	int ret;
+	int ret = -EMSGSIZE;
+	void *hdr;
 
 	requester_init(&rq, skb);
-	stats = kmem_cache_alloc(taskstats_cache, GFP_KERNEL);
-	if (!stats)
+	rep = genlmsg_new(record_size(), GFP_KERNEL);
+	if (!rep)
 		return -ENOMEM;
+	hdr = msg_open(rep, info->snd_portid, info->snd_seq, 0);
+	if (hdr)
+		stats = record_open(rep, id_type, id, &nest);
+	if (!stats)
+		goto fail;
 	if (id_type == TASKSTATS_TYPE_PID)
 		ret = collect_pid(&rq, id, stats);
 	else
 		ret = collect_tgid(&rq, id, stats);
 	if (ret)
-		goto out;
-	rec.stats = stats;
-	rep = records_msg(info, &rec, 1);
-	ret = rep ? genlmsg_reply(rep, info) : -ENOMEM;
-out:
-	kmem_cache_free(taskstats_cache, stats);
+		goto fail;
+	nla_nest_end(rep, nest);
+	genlmsg_end(rep, hdr);
+	return genlmsg_reply(rep, info);
+fail:
+	nlmsg_free(rep);
 	return ret;
 }
 
@@ -669,44 +642,51 @@ static int taskstats_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 {
 	struct nlattr **attrs = genl_dumpit_info(cb)->info.attrs;
 	bool tgid = attrs && nla_get_flag(attrs[TASKSTATS_CMD_ATTR_DUMP_TGID]);
-	struct ts_record rec = { .id_type = tgid ? TASKSTATS_TYPE_TGID :
-						   TASKSTATS_TYPE_PID };
+	int id_type = tgid ? TASKSTATS_TYPE_TGID : TASKSTATS_TYPE_PID;
 	struct task_struct *tsk;
 	struct taskstats *stats;
 	struct requester rq;
+	struct nlattr *nest;
 	int nr = cb->args[0];
-	int ret = 0;
+	bool full = false;
+	void *hdr;
+	int ret;
 
 	requester_init(&rq, cb->skb);
-	stats = kmem_cache_alloc(taskstats_cache, GFP_KERNEL);
-	if (!stats)
-		return -ENOMEM;
 	for (; (tsk = dump_next(rq.pid_ns, &nr, tgid)); nr++) {
 		if (!may_read(&rq, tsk)) {
 			put_task_struct(tsk);
 			continue;
 		}
+		stats = NULL;
+		hdr = msg_open(skb, NETLINK_CB(cb->skb).portid,
+			       cb->nlh->nlmsg_seq, NLM_F_MULTI);
+		if (hdr)
+			stats = record_open(skb, id_type, nr, &nest);
+		if (!stats) {		/* full: this task opens the next one */
+			if (hdr)
+				genlmsg_cancel(skb, hdr);
+			put_task_struct(tsk);
+			full = true;
+			break;
+		}
+		ret = 0;
 		if (tgid)
 			ret = collect_tgid(&rq, nr, stats);
 		else
 			collect_task(stats, tsk, rq.user_ns, rq.pid_ns);
 		put_task_struct(tsk);
 		if (ret) {	/* the group died meanwhile */
-			ret = 0;
+			genlmsg_cancel(skb, hdr);
 			continue;
 		}
-		rec.id = nr;
-		rec.stats = stats;
-		ret = records_put(skb, NETLINK_CB(cb->skb).portid,
-				  cb->nlh->nlmsg_seq, NLM_F_MULTI, &rec, 1);
-		if (ret)
-			break;
+		nla_nest_end(skb, nest);
+		genlmsg_end(skb, hdr);
 	}
 	cb->args[0] = nr;
-	kmem_cache_free(taskstats_cache, stats);
 	/* A record that fits in no message at all would loop forever. */
-	if (ret && !skb->len)
-		return ret;
+	if (full && !skb->len)
+		return -EMSGSIZE;
 	return skb->len;
 }
 
@@ -808,26 +788,47 @@ static bool listener_sees(const struct listener *s, struct task_struct *tsk)
 	return own;
 }
 
-/* The exit message of @tsk with the ids of @rq's namespaces. */
+/*
+ * The exit message of @tsk with the ids of @rq's namespaces, with the
+ * record of its group @group when it is the group's last thread.
+ */
 static struct sk_buff *exit_msg(struct task_struct *tsk, int group_dead,
-				struct taskstats *group,
-				const struct requester *rq,
-				struct taskstats *stats)
+				const struct taskstats *group,
+				const struct requester *rq)
 {
-	struct ts_record recs[2] = {
-		{ TASKSTATS_TYPE_PID, task_pid_nr_ns(tsk, rq->pid_ns), stats },
-		{ TASKSTATS_TYPE_TGID, task_tgid_nr_ns(tsk, rq->pid_ns), group },
-	};
+	bool with_group = group && group_dead;
+	struct taskstats *stats;
+	struct nlattr *nest;
+	struct sk_buff *skb;
+	void *hdr;
 
+	skb = genlmsg_new((with_group ? 2 : 1) * record_size(), GFP_KERNEL);
+	if (!skb)
+		return NULL;
+	hdr = msg_open(skb, 0, this_cpu_inc_return(taskstats_seqnum) - 1, 0);
+	stats = hdr ? record_open(skb, TASKSTATS_TYPE_PID,
+				  task_pid_nr_ns(tsk, rq->pid_ns), &nest) : NULL;
+	if (!stats)
+		goto fail;
 	collect_task(stats, tsk, rq->user_ns, rq->pid_ns);
 	if (group_dead)
 		stats->ac_flag |= AGROUP;
-	/* The group record goes with the death of its last thread. */
-	if (group && group_dead) {
-		group->version = TASKSTATS_VERSION;
-		return records_msg(NULL, recs, 2);
+	nla_nest_end(skb, nest);
+	if (with_group) {
+		stats = record_open(skb, TASKSTATS_TYPE_TGID,
+				    task_tgid_nr_ns(tsk, rq->pid_ns), &nest);
+		if (!stats)
+			goto fail;
+		/* No thread is left to change it. */
+		memcpy(stats, group, sizeof(*stats));
+		stats->version = TASKSTATS_VERSION;
+		nla_nest_end(skb, nest);
 	}
-	return records_msg(NULL, recs, 1);
+	genlmsg_end(skb, hdr);
+	return skb;
+fail:
+	nlmsg_free(skb);
+	return NULL;
 }
 
 /*
@@ -839,13 +840,9 @@ static void notify_listeners(struct task_struct *tsk, int group_dead,
 {
 	const struct requester *view = NULL;
 	struct sk_buff *msg = NULL, *skb;
-	struct taskstats *stats;
 	bool stale = false;
 	struct listener *s;
 
-	stats = kmem_cache_alloc(taskstats_cache, GFP_KERNEL);
-	if (!stats)
-		return;
 	down_read(&l->sem);
 	list_for_each_entry(s, &l->list, list) {
 		if (!listener_sees(s, tsk))
@@ -854,7 +851,7 @@ static void notify_listeners(struct task_struct *tsk, int group_dead,
 		    view->user_ns != s->rq.user_ns) {
 			nlmsg_free(msg);
 			view = &s->rq;
-			msg = exit_msg(tsk, group_dead, group, view, stats);
+			msg = exit_msg(tsk, group_dead, group, view);
 			if (!msg)
 				break;
 		}
@@ -868,7 +865,6 @@ static void notify_listeners(struct task_struct *tsk, int group_dead,
 	}
 	up_read(&l->sem);
 	nlmsg_free(msg);
-	kmem_cache_free(taskstats_cache, stats);
 	if (stale)
 		listeners_prune(l);
 }
