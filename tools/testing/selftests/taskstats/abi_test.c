@@ -195,9 +195,7 @@ TEST_F(reply, exit_record_is_as_long_as_the_struct_of_its_version)
 	int n, status;
 	pid_t pid;
 
-	ts_possible_cpus(cpus, sizeof(cpus));
-	ASSERT_EQ(0, tsnl_cpumask(self->fd, self->family,
-				  TASKSTATS_CMD_ATTR_REGISTER_CPUMASK, cpus));
+	ASSERT_EQ(0, ts_register_all(self->fd, self->family, cpus, sizeof(cpus)));
 	pid = fork();
 	ASSERT_LE(0, pid);
 	if (pid == 0)

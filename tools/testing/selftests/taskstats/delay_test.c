@@ -37,6 +37,29 @@ static uint64_t now_ns(clockid_t clk)
 	return t.tv_sec * 1000000000ULL + t.tv_nsec;
 }
 
+/*
+ * The set-up of both fixtures: an exit listener on every possible CPU
+ * (see ts_listener_open()), and kernel.task_delayacct saved in @old, then
+ * set to @on.
+ *
+ * Return: false if the test was skipped.
+ */
+static bool listen_with_delayacct(struct __test_metadata *_metadata, int *fd,
+				  uint16_t *family, char *cpus, int cpus_size,
+				  char *old, int old_size, const char *on)
+{
+	int err = ts_listener_open(fd, family, cpus, cpus_size);
+
+	ASSERT_LE(0, *fd);
+	if (!*family)
+		SKIP(return false, "no TASKSTATS family");
+	ASSERT_EQ(0, err);
+	if (ts_read_file(DELAYACCT, old, old_size) < 0)
+		SKIP(return false, "no %s: kernel without CONFIG_TASK_DELAY_ACCT", DELAYACCT);
+	ASSERT_EQ(0, ts_write_file(DELAYACCT, on));
+	return true;
+}
+
 FIXTURE(delay) {
 	int fd;
 	uint16_t family;
@@ -52,17 +75,10 @@ FIXTURE(delay) {
 
 FIXTURE_SETUP(delay)
 {
-	self->fd = tsnl_open();
-	ASSERT_LE(0, self->fd);
-	if (tsnl_family(self->fd, TASKSTATS_GENL_NAME, &self->family))
-		SKIP(return, "no TASKSTATS family");
-	ts_possible_cpus(self->cpus, sizeof(self->cpus));
-	ASSERT_EQ(0, tsnl_cpumask(self->fd, self->family,
-				  TASKSTATS_CMD_ATTR_REGISTER_CPUMASK, self->cpus));
-	if (ts_read_file(DELAYACCT, self->old_delayacct, sizeof(self->old_delayacct)) < 0)
-		SKIP(return, "no %s: kernel without CONFIG_TASK_DELAY_ACCT", DELAYACCT);
-	ASSERT_EQ(0, ts_write_file(DELAYACCT, "1"));
-	self->t0 = now_ns(CLOCK_REALTIME);
+	if (listen_with_delayacct(_metadata, &self->fd, &self->family, self->cpus,
+				  sizeof(self->cpus), self->old_delayacct,
+				  sizeof(self->old_delayacct), "1"))
+		self->t0 = now_ns(CLOCK_REALTIME);
 }
 
 FIXTURE_TEARDOWN(delay)
@@ -487,16 +503,9 @@ FIXTURE(nodelay) {
 
 FIXTURE_SETUP(nodelay)
 {
-	self->fd = tsnl_open();
-	ASSERT_LE(0, self->fd);
-	if (tsnl_family(self->fd, TASKSTATS_GENL_NAME, &self->family))
-		SKIP(return, "no TASKSTATS family");
-	ts_possible_cpus(self->cpus, sizeof(self->cpus));
-	ASSERT_EQ(0, tsnl_cpumask(self->fd, self->family,
-				  TASKSTATS_CMD_ATTR_REGISTER_CPUMASK, self->cpus));
-	if (ts_read_file(DELAYACCT, self->old_delayacct, sizeof(self->old_delayacct)) < 0)
-		SKIP(return, "no %s: kernel without CONFIG_TASK_DELAY_ACCT", DELAYACCT);
-	ASSERT_EQ(0, ts_write_file(DELAYACCT, "0"));
+	listen_with_delayacct(_metadata, &self->fd, &self->family, self->cpus,
+			      sizeof(self->cpus), self->old_delayacct,
+			      sizeof(self->old_delayacct), "0");
 }
 
 FIXTURE_TEARDOWN(nodelay)

@@ -48,15 +48,11 @@ FIXTURE_SETUP(fields)
 {
 	int err;
 
-	self->fd = tsnl_open();
+	err = ts_listener_open(&self->fd, &self->family, self->cpus, sizeof(self->cpus));
 	ASSERT_LE(0, self->fd);
-	err = tsnl_family(self->fd, TASKSTATS_GENL_NAME, &self->family);
-	if (err == -ENOENT)
+	if (!self->family && err == -ENOENT)
 		SKIP(return, "no TASKSTATS family");
 	ASSERT_EQ(0, err);
-	ts_possible_cpus(self->cpus, sizeof(self->cpus));
-	ASSERT_EQ(0, tsnl_cpumask(self->fd, self->family,
-				  TASKSTATS_CMD_ATTR_REGISTER_CPUMASK, self->cpus));
 }
 
 FIXTURE_TEARDOWN(fields)
@@ -431,19 +427,28 @@ static void touch_new_pages(void *arg)
 		p[i * PAGE] = 1;
 }
 
-TEST_F(fields, touching_new_pages_counts_a_minor_fault_each)
+/* The record of a worker before (@a) and after (@b) one run of @fn. */
+static void around_one_run(struct __test_metadata *_metadata,
+			   struct _test_data_fields *self, void (*fn)(void *arg),
+			   void *arg, struct taskstats *a, struct taskstats *b)
 {
 	struct ts_worker w = { 0 };
-	struct taskstats a, b;
 	struct tsnl_reply r;
 
-	ASSERT_EQ(0, ts_worker_start(&w, touch_new_pages, NULL));
+	ASSERT_EQ(0, ts_worker_start(&w, fn, arg));
 	ASSERT_EQ(0, tsnl_get(self->fd, self->family, TASKSTATS_CMD_ATTR_PID, w.pid,
-			      &a, &r, self->buf));
+			      a, &r, self->buf));
 	ASSERT_EQ(0, ts_worker_run(&w));
 	ASSERT_EQ(0, tsnl_get(self->fd, self->family, TASKSTATS_CMD_ATTR_PID, w.pid,
-			      &b, &r, self->buf));
+			      b, &r, self->buf));
 	ts_worker_stop(&w);
+}
+
+TEST_F(fields, touching_new_pages_counts_a_minor_fault_each)
+{
+	struct taskstats a, b;
+
+	around_one_run(_metadata, self, touch_new_pages, NULL, &a, &b);
 	TH_LOG("minflt %llu -> %llu", (unsigned long long)a.ac_minflt,
 	       (unsigned long long)b.ac_minflt);
 	EXPECT_LE(a.ac_minflt + TOUCH_PAGES, b.ac_minflt);
@@ -480,9 +485,7 @@ TEST_F(fields, faulting_in_a_cold_file_counts_major_faults)
 {
 	struct cold_file cf = { .size = 4 << 20 };
 	const char *dir = getenv("RIG_SCRATCH");
-	struct ts_worker w = { 0 };
 	struct taskstats a, b;
-	struct tsnl_reply r;
 	char *data;
 	int fd;
 
@@ -499,13 +502,7 @@ TEST_F(fields, faulting_in_a_cold_file_counts_major_faults)
 	ASSERT_EQ(0, fsync(fd));
 	ASSERT_EQ(0, posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED));
 	close(fd);
-	ASSERT_EQ(0, ts_worker_start(&w, touch_cold_file, &cf));
-	ASSERT_EQ(0, tsnl_get(self->fd, self->family, TASKSTATS_CMD_ATTR_PID, w.pid,
-			      &a, &r, self->buf));
-	ASSERT_EQ(0, ts_worker_run(&w));
-	ASSERT_EQ(0, tsnl_get(self->fd, self->family, TASKSTATS_CMD_ATTR_PID, w.pid,
-			      &b, &r, self->buf));
-	ts_worker_stop(&w);
+	around_one_run(_metadata, self, touch_cold_file, &cf, &a, &b);
 	unlink(cf.path);
 	TH_LOG("majflt %llu -> %llu", (unsigned long long)a.ac_majflt,
 	       (unsigned long long)b.ac_majflt);
@@ -551,14 +548,13 @@ FIXTURE(core) {
 FIXTURE_SETUP(core)
 {
 	char pattern[128];
+	int err;
 
-	self->fd = tsnl_open();
+	err = ts_listener_open(&self->fd, &self->family, self->cpus, sizeof(self->cpus));
 	ASSERT_LE(0, self->fd);
-	if (tsnl_family(self->fd, TASKSTATS_GENL_NAME, &self->family))
+	if (!self->family)
 		SKIP(return, "no TASKSTATS family");
-	ts_possible_cpus(self->cpus, sizeof(self->cpus));
-	ASSERT_EQ(0, tsnl_cpumask(self->fd, self->family,
-				  TASKSTATS_CMD_ATTR_REGISTER_CPUMASK, self->cpus));
+	ASSERT_EQ(0, err);
 	snprintf(self->dir, sizeof(self->dir), "/tmp/ts-core.XXXXXX");
 	ASSERT_NE(NULL, mkdtemp(self->dir));
 	ASSERT_LT(0, ts_read_file("/proc/sys/kernel/core_pattern", self->old_pattern,

@@ -85,18 +85,6 @@ static int release_child(struct held_child *c)
 	return status;
 }
 
-/* The cpulist of possible CPUs, as the kernel prints it. */
-static void possible_cpus(char *buf, size_t size)
-{
-	FILE *f = fopen("/sys/devices/system/cpu/possible", "r");
-
-	if (!f || !fgets(buf, size, f))
-		snprintf(buf, size, "0");
-	if (f)
-		fclose(f);
-	buf[strcspn(buf, "\n")] = '\0';
-}
-
 /*
  * Reads everything already queued on a listener socket and reports whether
  * an AGGR_PID record for @pid was among it (copied to @out) and how many
@@ -167,6 +155,22 @@ TEST_F(taskstats, family_serves_taskstats_and_cgroupstats_get)
 					CGROUPSTATS_CMD_GET));
 }
 
+/*
+ * GETs the record of @pid by @attr and checks that the reply is the
+ * aggregate @attr asks for, names @pid and is of a known version.
+ */
+static void get_named(struct __test_metadata *_metadata,
+		      struct _test_data_taskstats *self, int attr, pid_t pid,
+		      struct taskstats *ts, struct tsnl_reply *r)
+{
+	ASSERT_EQ(0, tsnl_get(self->fd, self->family, attr, pid, ts, r, self->buf));
+	EXPECT_EQ(attr == TASKSTATS_CMD_ATTR_PID ? TASKSTATS_TYPE_AGGR_PID :
+		  TASKSTATS_TYPE_AGGR_TGID, r->aggr_type);
+	EXPECT_TRUE(r->have_id);
+	EXPECT_EQ((uint32_t)pid, r->id);
+	EXPECT_LE(14, ts->version);
+}
+
 TEST_F(taskstats, get_by_pid_describes_the_child)
 {
 	struct held_child c;
@@ -174,13 +178,8 @@ TEST_F(taskstats, get_by_pid_describes_the_child)
 	struct taskstats ts;
 
 	ASSERT_EQ(0, hold_child(&c, "ts-held", 1, 0));
-	ASSERT_EQ(0, tsnl_get(self->fd, self->family, TASKSTATS_CMD_ATTR_PID,
-			      c.pid, &ts, &r, self->buf));
+	get_named(_metadata, self, TASKSTATS_CMD_ATTR_PID, c.pid, &ts, &r);
 	EXPECT_EQ(TASKSTATS_CMD_NEW, r.cmd);
-	EXPECT_EQ(TASKSTATS_TYPE_AGGR_PID, r.aggr_type);
-	EXPECT_TRUE(r.have_id);
-	EXPECT_EQ((uint32_t)c.pid, r.id);
-	EXPECT_LE(14, ts.version);
 	EXPECT_EQ((uint32_t)c.pid, ts.ac_pid);
 	EXPECT_EQ((uint32_t)getpid(), ts.ac_ppid);
 	EXPECT_STREQ("ts-held", ts.ac_comm);
@@ -194,12 +193,7 @@ TEST_F(taskstats, get_by_tgid_aggregates_a_four_thread_child)
 	struct taskstats ts;
 
 	ASSERT_EQ(0, hold_child(&c, "ts-threads", 4, 0));
-	ASSERT_EQ(0, tsnl_get(self->fd, self->family, TASKSTATS_CMD_ATTR_TGID,
-			      c.pid, &ts, &r, self->buf));
-	EXPECT_EQ(TASKSTATS_TYPE_AGGR_TGID, r.aggr_type);
-	EXPECT_TRUE(r.have_id);
-	EXPECT_EQ((uint32_t)c.pid, r.id);
-	EXPECT_LE(14, ts.version);
+	get_named(_metadata, self, TASKSTATS_CMD_ATTR_TGID, c.pid, &ts, &r);
 	kill(c.pid, SIGKILL);
 	release_child(&c);
 }
@@ -211,9 +205,7 @@ TEST_F(taskstats, exit_listener_receives_the_exit_code)
 	int messages, status;
 	pid_t pid;
 
-	possible_cpus(cpus, sizeof(cpus));
-	ASSERT_EQ(0, tsnl_cpumask(self->fd, self->family,
-				  TASKSTATS_CMD_ATTR_REGISTER_CPUMASK, cpus));
+	ASSERT_EQ(0, ts_register_all(self->fd, self->family, cpus, sizeof(cpus)));
 	pid = fork();
 	ASSERT_LE(0, pid);
 	if (pid == 0) {
@@ -239,9 +231,7 @@ TEST_F(taskstats, deregistered_listener_receives_nothing)
 	int messages, status;
 	pid_t pid;
 
-	possible_cpus(cpus, sizeof(cpus));
-	ASSERT_EQ(0, tsnl_cpumask(self->fd, self->family,
-				  TASKSTATS_CMD_ATTR_REGISTER_CPUMASK, cpus));
+	ASSERT_EQ(0, ts_register_all(self->fd, self->family, cpus, sizeof(cpus)));
 	/* Records queued before the ack of this request are consumed by it. */
 	ASSERT_EQ(0, tsnl_cpumask(self->fd, self->family,
 				  TASKSTATS_CMD_ATTR_DEREGISTER_CPUMASK, cpus));

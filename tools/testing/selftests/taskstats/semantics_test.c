@@ -69,6 +69,13 @@ FIXTURE_TEARDOWN(sem)
 	close(self->fd);
 }
 
+/* Registers @fd as exit listener for every possible CPU. */
+static int listen_all(struct _test_data_sem *self, int fd)
+{
+	return tsnl_cpumask(fd, self->family, TASKSTATS_CMD_ATTR_REGISTER_CPUMASK,
+			    self->cpus);
+}
+
 static int tid_pipe[2];
 static int quit_pipe[2];
 
@@ -146,8 +153,7 @@ TEST_F(sem, tgid_get_is_the_sum_of_live_and_exited_threads)
 	uint64_t sum;
 	char c = 'q';
 
-	ASSERT_EQ(0, tsnl_cpumask(self->fd, self->family,
-				  TASKSTATS_CMD_ATTR_REGISTER_CPUMASK, self->cpus));
+	ASSERT_EQ(0, listen_all(self, self->fd));
 	pid = spawn_group(2, 2, tids);
 	ASSERT_LT(0, pid);
 	t.pids[0] = tids[2];
@@ -188,17 +194,24 @@ TEST_F(sem, tgid_get_is_the_sum_of_live_and_exited_threads)
 	EXPECT_LE(20ULL, group.nvcsw);
 }
 
+/* Forks a child that exits at once. */
+static pid_t exit_now(void)
+{
+	pid_t pid = fork();
+
+	if (pid == 0)
+		_exit(0);
+	return pid;
+}
+
 TEST_F(sem, every_exiting_task_produces_exactly_one_record)
 {
 	struct tally t = { .n = 5 };
 
-	ASSERT_EQ(0, tsnl_cpumask(self->fd, self->family,
-				  TASKSTATS_CMD_ATTR_REGISTER_CPUMASK, self->cpus));
+	ASSERT_EQ(0, listen_all(self, self->fd));
 	for (int i = 0; i < t.n; i++) {
-		t.pids[i] = fork();
+		t.pids[i] = exit_now();
 		ASSERT_LE(0, t.pids[i]);
-		if (t.pids[i] == 0)
-			_exit(0);
 	}
 	for (int i = 0; i < t.n; i++)
 		ASSERT_EQ(t.pids[i], waitpid(t.pids[i], NULL, 0));
@@ -214,8 +227,7 @@ TEST_F(sem, a_dying_thread_group_adds_one_aggr_tgid_record)
 	struct tally t = { .n = 4 };
 	pid_t tids[3], pid;
 
-	ASSERT_EQ(0, tsnl_cpumask(self->fd, self->family,
-				  TASKSTATS_CMD_ATTR_REGISTER_CPUMASK, self->cpus));
+	ASSERT_EQ(0, listen_all(self, self->fd));
 	pid = spawn_group(3, 0, tids);
 	ASSERT_LT(0, pid);
 	t.pids[0] = pid;
@@ -292,16 +304,12 @@ TEST_F(sem, a_listener_closed_without_deregistering_does_not_block_others)
 
 	gone = tsnl_open();
 	ASSERT_LE(0, gone);
-	ASSERT_EQ(0, tsnl_cpumask(gone, self->family,
-				  TASKSTATS_CMD_ATTR_REGISTER_CPUMASK, self->cpus));
+	ASSERT_EQ(0, listen_all(self, gone));
 	close(gone);
-	ASSERT_EQ(0, tsnl_cpumask(self->fd, self->family,
-				  TASKSTATS_CMD_ATTR_REGISTER_CPUMASK, self->cpus));
+	ASSERT_EQ(0, listen_all(self, self->fd));
 	for (int i = 0; i < t.n; i++) {
-		t.pids[i] = fork();
+		t.pids[i] = exit_now();
 		ASSERT_LE(0, t.pids[i]);
-		if (t.pids[i] == 0)
-			_exit(0);
 		ASSERT_EQ(t.pids[i], waitpid(t.pids[i], NULL, 0));
 	}
 	tsnl_drain(self->fd, count, &t);

@@ -617,6 +617,44 @@ int tsnl_dump(int fd, uint16_t family, bool tgid, tsnl_dump_fn fn, void *arg)
 	}
 }
 
+/**
+ * ts_register_all() - register @fd as exit listener for every possible CPU.
+ * @cpus: gets the cpulist registered, @size bytes, to deregister it later
+ *
+ * Return: 0 or the negative errno of the request.
+ */
+int ts_register_all(int fd, uint16_t family, char *cpus, int size)
+{
+	ts_possible_cpus(cpus, size);
+	return tsnl_cpumask(fd, family, TASKSTATS_CMD_ATTR_REGISTER_CPUMASK, cpus);
+}
+
+/**
+ * ts_listener_open() - open a socket, resolve the TASKSTATS family on it
+ * and register it as exit listener for every possible CPU.
+ * @fd: the socket, or the negative errno of opening it
+ * @family: the family id, or 0 if it was not resolved
+ * @cpus: the cpulist registered, @size bytes
+ *
+ * Return: 0, or the negative errno of the step that failed; @fd and
+ * @family tell which step that was.
+ */
+int ts_listener_open(int *fd, uint16_t *family, char *cpus, int size)
+{
+	uint16_t id;
+	int err;
+
+	*family = 0;
+	*fd = tsnl_open();
+	if (*fd < 0)
+		return *fd;
+	err = tsnl_family(*fd, TASKSTATS_GENL_NAME, &id);
+	if (err)
+		return err;
+	*family = id;
+	return ts_register_all(*fd, id, cpus, size);
+}
+
 struct ts_found {
 	pid_t pid;
 	bool seen;

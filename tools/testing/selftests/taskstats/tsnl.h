@@ -82,6 +82,16 @@ typedef void (*tsnl_dump_fn)(uint32_t id, int aggr, const struct taskstats *ts,
 			     void *arg);
 int tsnl_dump(int fd, uint16_t family, bool tgid, tsnl_dump_fn fn, void *arg);
 
+/* Registers @fd for exits on every possible CPU, which it writes to @cpus. */
+int ts_register_all(int fd, uint16_t family, char *cpus, int size);
+
+/*
+ * Opens a socket registered for exits on every possible CPU. On failure
+ * @fd < 0 if no socket was opened, @family == 0 if the TASKSTATS family
+ * was not resolved, and otherwise the registration failed.
+ */
+int ts_listener_open(int *fd, uint16_t *family, char *cpus, int size);
+
 /*
  * Forks a child that runs @fn and exits with its return value, reaps it
  * and fetches its exit record from the listener socket @nl.

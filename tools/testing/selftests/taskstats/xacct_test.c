@@ -89,6 +89,20 @@ static void check_against_proc(struct __test_metadata *_metadata, const struct i
 	EXPECT_EQ(rounded(v->cancelled, ver), v->ts.cancelled_write_bytes);
 }
 
+/* The view of a worker before (@a) and after (@b) one run of @fn. */
+static void around_one_run(struct __test_metadata *_metadata,
+			   struct _test_data_xacct *self, void (*fn)(void *arg),
+			   void *arg, struct io_view *a, struct io_view *b)
+{
+	struct ts_worker w = { 0 };
+
+	ASSERT_EQ(0, ts_worker_start(&w, fn, arg));
+	ASSERT_EQ(0, snapshot(self, w.pid, a));
+	ASSERT_EQ(0, ts_worker_run(&w));
+	ASSERT_EQ(0, snapshot(self, w.pid, b));
+	ts_worker_stop(&w);
+}
+
 struct rw_job {
 	const char *path;
 	int reads, read_size, writes, write_size;
@@ -115,7 +129,6 @@ TEST_F(xacct, char_and_syscall_counters_count_exactly_what_the_child_did)
 {
 	struct rw_job job = { .reads = 7, .read_size = 3000, .writes = 5,
 			      .write_size = 777 };
-	struct ts_worker w = { 0 };
 	struct io_view a, b;
 	int fd;
 
@@ -125,11 +138,7 @@ TEST_F(xacct, char_and_syscall_counters_count_exactly_what_the_child_did)
 	ASSERT_EQ(0, ftruncate(fd, 8192));
 	close(fd);
 	job.path = self->path;
-	ASSERT_EQ(0, ts_worker_start(&w, read_and_write, &job));
-	ASSERT_EQ(0, snapshot(self, w.pid, &a));
-	ASSERT_EQ(0, ts_worker_run(&w));
-	ASSERT_EQ(0, snapshot(self, w.pid, &b));
-	ts_worker_stop(&w);
+	around_one_run(_metadata, self, read_and_write, &job, &a, &b);
 	/* Ground truth first: the child's work plus its 1-byte pipe I/O. */
 	ASSERT_EQ(a.rchar + 7 * 3000 + 1, b.rchar);
 	ASSERT_EQ(a.syscr + 7 + 1, b.syscr);
@@ -196,7 +205,6 @@ static int scratch_file(struct _test_data_xacct *self, const char *name)
 
 TEST_F(xacct, direct_reads_count_their_bytes_as_read_bytes)
 {
-	struct ts_worker w = { 0 };
 	struct io_view a, b;
 	int fd;
 
@@ -209,11 +217,7 @@ TEST_F(xacct, direct_reads_count_their_bytes_as_read_bytes)
 		ASSERT_EQ(PAGE, write(fd, self->buf, PAGE));
 	ASSERT_EQ(0, fsync(fd));
 	close(fd);
-	ASSERT_EQ(0, ts_worker_start(&w, direct_read, self->path));
-	ASSERT_EQ(0, snapshot(self, w.pid, &a));
-	ASSERT_EQ(0, ts_worker_run(&w));
-	ASSERT_EQ(0, snapshot(self, w.pid, &b));
-	ts_worker_stop(&w);
+	around_one_run(_metadata, self, direct_read, self->path, &a, &b);
 	if (b.read_bytes == a.read_bytes)
 		SKIP(return, "O_DIRECT unsupported on the scratch file system");
 	EXPECT_LE(a.read_bytes + DIO_SIZE, b.read_bytes);
@@ -224,16 +228,11 @@ TEST_F(xacct, direct_reads_count_their_bytes_as_read_bytes)
 
 TEST_F(xacct, dirtying_pages_counts_them_as_write_bytes)
 {
-	struct ts_worker w = { 0 };
 	struct io_view a, b;
 
 	if (scratch_file(self, "ts-wb"))
 		SKIP(return, "RIG_SCRATCH not set: no scratch file system");
-	ASSERT_EQ(0, ts_worker_start(&w, buffered_write_fsync, self->path));
-	ASSERT_EQ(0, snapshot(self, w.pid, &a));
-	ASSERT_EQ(0, ts_worker_run(&w));
-	ASSERT_EQ(0, snapshot(self, w.pid, &b));
-	ts_worker_stop(&w);
+	around_one_run(_metadata, self, buffered_write_fsync, self->path, &a, &b);
 	EXPECT_LE(a.write_bytes + DIO_SIZE, b.write_bytes);
 	check_against_proc(_metadata, &a);
 	check_against_proc(_metadata, &b);
@@ -242,16 +241,11 @@ TEST_F(xacct, dirtying_pages_counts_them_as_write_bytes)
 
 TEST_F(xacct, truncating_dirty_pages_counts_cancelled_write_bytes)
 {
-	struct ts_worker w = { 0 };
 	struct io_view a, b;
 
 	if (scratch_file(self, "ts-cancel"))
 		SKIP(return, "RIG_SCRATCH not set: no scratch file system");
-	ASSERT_EQ(0, ts_worker_start(&w, dirty_then_truncate, self->path));
-	ASSERT_EQ(0, snapshot(self, w.pid, &a));
-	ASSERT_EQ(0, ts_worker_run(&w));
-	ASSERT_EQ(0, snapshot(self, w.pid, &b));
-	ts_worker_stop(&w);
+	around_one_run(_metadata, self, dirty_then_truncate, self->path, &a, &b);
 	TH_LOG("cancelled %llu -> %llu", (unsigned long long)a.cancelled,
 	       (unsigned long long)b.cancelled);
 	EXPECT_EQ(a.cancelled + DIO_SIZE, b.cancelled);
