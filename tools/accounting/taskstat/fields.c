@@ -106,6 +106,18 @@ unsigned long long field_value(const struct taskstats *ts, const struct field *f
 	}
 }
 
+/* The 64-bit counter at @off of @r's stats; false (and 0) if @r is too short for it. */
+bool record_u64(const struct record *r, size_t off, unsigned long long *v)
+{
+	__u64 x = 0;
+	bool have = off + sizeof(x) <= (size_t)r->len;
+
+	if (have)
+		memcpy(&x, (const char *)&r->ts + off, sizeof(x));
+	*v = x;
+	return have;
+}
+
 void format_field(char *buf, size_t size, const struct record *r, const struct field *f)
 {
 	unsigned long long v;
@@ -302,27 +314,14 @@ void delay_hint(const struct record *r)
 		offsetof(struct taskstats, irq_count),
 	};
 	static bool done;
-	char buf[16] = "";
-	FILE *f;
+	unsigned long long v;
 
 	if (done)
 		return;
-	for (size_t i = 0; i < ARRAY_SIZE(counts); i++) {
-		__u64 v;
-
-		if (counts[i] + sizeof(v) > (size_t)r->len)
-			continue;
-		memcpy(&v, (const char *)&r->ts + counts[i], sizeof(v));
-		if (v)
+	for (size_t i = 0; i < ARRAY_SIZE(counts); i++)
+		if (record_u64(r, counts[i], &v) && v)
 			return;
-	}
-	f = fopen("/proc/sys/kernel/task_delayacct", "r");
-	if (!f)
-		return;
-	if (!fgets(buf, sizeof(buf), f))
-		buf[0] = '\0';
-	fclose(f);
-	if (buf[0] != '0')
+	if (delayacct_sysctl() != '0')
 		return;
 	done = true;
 	fprintf(stderr,
@@ -363,6 +362,22 @@ void human(char *buf, size_t size, unsigned long long v, enum unit u)
 	} else {
 		snprintf(buf, size, "%llu", v);
 	}
+}
+
+/*
+ * kernel.task_delayacct: the first character of its file ('0' off, '1' on;
+ * '\0' if empty), or -1 if there is none.
+ */
+int delayacct_sysctl(void)
+{
+	FILE *f = fopen("/proc/sys/kernel/task_delayacct", "r");
+	int c;
+
+	if (!f)
+		return -1;
+	c = fgetc(f);
+	fclose(f);
+	return c == EOF ? '\0' : c;
 }
 
 /* A decimal number in [0, @max]; false for anything else. */

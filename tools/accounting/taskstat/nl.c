@@ -76,6 +76,15 @@ int nl_talk(struct nl *nl, struct nlmsghdr *h, mnl_cb_t cb, void *data)
 	return n < 0 ? -errno : 0;
 }
 
+/* One TASKSTATS_CMD_GET of task or thread group @id (@attr _PID or _TGID). */
+int nl_get(struct nl *nl, int attr, uint32_t id, mnl_cb_t cb, void *data)
+{
+	struct nlmsghdr *h = nl_request(nl, nl->family, TASKSTATS_CMD_GET, NLM_F_ACK);
+
+	mnl_attr_put_u32(h, attr, id);
+	return nl_talk(nl, h, cb, data);
+}
+
 static int family_cb(const struct nlmsghdr *h, void *data)
 {
 	struct nlattr *a;

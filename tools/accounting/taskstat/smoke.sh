@@ -127,12 +127,16 @@ check "top --once accepts every sort key" eval '[[ $rc == 0 ]]'
 
 # --- listen: a workload whose pid is known before it runs anything
 mkfifo "$tmp/go"
-# shellcheck disable=SC2016
-bash -c 'read -r _ <"$1"; /bin/true; /bin/true; /bin/true; :' _ "$tmp/go" &
-wl=$!
+# listen_case N ARGS...: a workload ($wl) waits on $tmp/go, then runs
+# /bin/true N times, while `listen --ppid $wl --count N ARGS...` records
+# their exits; output in $tmp/out and $tmp/err, status in $rc
 listen_case() {
-	local count=$2
-	shift 2
+	local count=$1 pid
+	shift
+	# shellcheck disable=SC2016
+	bash -c 'read -r _ <"$1"; for ((i = 0; i < $2; i++)); do /bin/true; done; :' \
+		_ "$tmp/go" "$count" &
+	wl=$!
 	timeout 30 "$ts" listen --ppid "$wl" --count "$count" "$@" >"$tmp/out" 2>"$tmp/err" &
 	pid=$!
 	for _ in $(seq 200); do
@@ -140,33 +144,21 @@ listen_case() {
 		kill -0 $pid 2>/dev/null || break
 		sleep 0.05
 	done
+	echo go >"$tmp/go"
+	wait $wl
+	wait $pid
+	rc=$?
 }
-listen_case lines 3
-echo go >"$tmp/go"
-wait $wl
-wait $pid
-rc=$?
+listen_case 3
 check "listen prints one line per exiting task" \
 	eval '[[ $rc == 0 ]] && [[ $(grep -c "^pid .* true " "$tmp/out") == 3 ]]'
 
-bash -c 'read -r _ <"$1"; /bin/true; /bin/true; :' _ "$tmp/go" &
-wl=$!
-listen_case json 2 --json
-echo go >"$tmp/go"
-wait $wl
-wait $pid
-rc=$?
+listen_case 2 --json
 check "listen --json: one object per record" \
 	json_ok "($rc == 0 and len(objs) == 2 and
 		all(o['ac_comm'] == 'true' and o['ac_ppid'] == $wl for o in objs))"
 
-bash -c 'read -r _ <"$1"; /bin/true; /bin/true; :' _ "$tmp/go" &
-wl=$!
-listen_case table 2 --table
-echo go >"$tmp/go"
-wait $wl
-wait $pid
-rc=$?
+listen_case 2 --table
 check "listen --table prints a table at the end" \
 	eval '[[ $rc == 0 ]] && has "^field " && has "true/" && has "^ac_ppid  *$wl  *$wl"'
 

@@ -96,8 +96,40 @@ int common_opt(int c, const char *help)
 		fputs(help, stdout);
 		exit(0);
 	}
-	fputs(help, stderr);
-	exit(2);
+	exit(usage_error(help));
+}
+
+/* Prints @usage to stderr; returns 2, the status of a usage error. */
+int usage_error(const char *usage)
+{
+	fputs(usage, stderr);
+	return 2;
+}
+
+/* An option's decimal argument in [0, @max]; else says it is not a @what, exits 2. */
+unsigned long long opt_uint(const char *arg, unsigned long long max, const char *what)
+{
+	unsigned long long v;
+
+	if (!parse_uint(arg, max, &v)) {
+		fprintf(stderr, "taskstat: not a %s: %s\n", what, arg);
+		exit(2);
+	}
+	return v;
+}
+
+/* Read after every external call (recvfrom(), nanosleep()): no volatile needed. */
+sig_atomic_t stop;
+
+static void on_signal(int sig)
+{
+	stop = 1;
+}
+
+void catch_stop(void)
+{
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
 }
 
 static int cmd_get(int argc, char **argv)
@@ -116,30 +148,22 @@ static int cmd_get(int argc, char **argv)
 	char *labels[1] = { label };
 	unsigned long long id = 0;
 	int attr = 0, c, err;
-	struct nlmsghdr *h;
 
-	while ((c = getopt_long(argc, argv, "p:t:vh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "p:t:" COMMON_SHORTOPTS, opts, NULL)) != -1) {
 		switch (c) {
 		case 'p':
 		case 't':
 			attr = c == 'p' ? TASKSTATS_CMD_ATTR_PID : TASKSTATS_CMD_ATTR_TGID;
-			if (!parse_uint(optarg, UINT32_MAX, &id)) {
-				fprintf(stderr, "taskstat: not a pid: %s\n", optarg);
-				return 2;
-			}
+			id = opt_uint(optarg, UINT32_MAX, "pid");
 			break;
 		default:
 			common_opt(c, usage_get);
 		}
 	}
-	if (!attr || optind < argc) {
-		fputs(usage_get, stderr);
-		return 2;
-	}
+	if (!attr || optind < argc)
+		return usage_error(usage_get);
 	nl_open(&nl);
-	h = nl_request(&nl, nl.family, TASKSTATS_CMD_GET, NLM_F_ACK);
-	mnl_attr_put_u32(h, attr, id);
-	err = nl_talk(&nl, h, reply_cb, &rep);
+	err = nl_get(&nl, attr, id, reply_cb, &rep);
 	if (err)
 		return report(CTX_TASK, attr == TASKSTATS_CMD_ATTR_PID ? "GET pid" : "GET tgid",
 			      -err);
@@ -161,14 +185,6 @@ static int cmd_get(int argc, char **argv)
 	delay_hint(&rep.rec[0]);
 	nl_close(&nl);
 	return 0;
-}
-
-/* Read after every recvfrom(), an external call: no volatile needed. */
-static sig_atomic_t stop;
-
-static void on_signal(int sig)
-{
-	stop = 1;
 }
 
 struct listen_state {
@@ -217,14 +233,12 @@ static void listen_line(const struct record *r, const struct record *pid)
 	printf("%-4s %7u %7u %-16.16s %-10s", tgid ? "tgid" : "pid", r->id,
 	       pid->ts.ac_ppid, pid->ts.ac_comm, exit);
 	for (size_t i = 0; i < ARRAY_SIZE(cols); i++) {
-		__u64 v;
+		unsigned long long v;
 
-		if ((tgid && cols[i].per_task) || cols[i].off + sizeof(v) > (size_t)r->len) {
+		if ((tgid && cols[i].per_task) || !record_u64(r, cols[i].off, &v))
 			snprintf(cell, sizeof(cell), "-");
-		} else {
-			memcpy(&v, (const char *)&r->ts + cols[i].off, sizeof(v));
+		else
 			human(cell, sizeof(cell), v, cols[i].unit);
-		}
 		printf(" %*s", cols[i].width, cell);
 	}
 	printf(" %3u\n", r->ts.version);
@@ -294,25 +308,19 @@ static int cmd_listen(int argc, char **argv)
 	static struct listen_state st = { .ppid = -1 };
 	char *labels[MAX_RECORDS];
 	char cpus[1024] = "";
-	unsigned long long v;
 	int c, err, rcvbuf = 4 << 20;
 	struct nlmsghdr *h;
 
-	while ((c = getopt_long(argc, argv, "c:n:vh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "c:n:" COMMON_SHORTOPTS, opts, NULL)) != -1) {
 		switch (c) {
 		case 'c':
 			snprintf(cpus, sizeof(cpus), "%s", optarg);
 			break;
 		case 'P':
+			st.ppid = opt_uint(optarg, INT32_MAX, "number");
+			break;
 		case 'n':
-			if (!parse_uint(optarg, INT32_MAX, &v)) {
-				fprintf(stderr, "taskstat: not a number: %s\n", optarg);
-				return 2;
-			}
-			if (c == 'P')
-				st.ppid = v;
-			else
-				st.count = v;
+			st.count = opt_uint(optarg, INT32_MAX, "number");
 			break;
 		case 'T':
 			st.table = true;
@@ -321,10 +329,8 @@ static int cmd_listen(int argc, char **argv)
 			common_opt(c, usage_listen);
 		}
 	}
-	if (optind < argc) {
-		fputs(usage_listen, stderr);
-		return 2;
-	}
+	if (optind < argc)
+		return usage_error(usage_listen);
 	if (st.table && opt_json) {
 		fprintf(stderr, "taskstat: --table and --json exclude each other\n");
 		return 2;
@@ -349,8 +355,7 @@ static int cmd_listen(int argc, char **argv)
 		listen_header();
 	/* Scripts wait for this line: it comes once the listener is in place. */
 	fprintf(stderr, "taskstat: listening on cpus %s\n", cpus);
-	signal(SIGINT, on_signal);
-	signal(SIGTERM, on_signal);
+	catch_stop();
 	while (!stop && (!st.count || st.seen < st.count)) {
 		int len = mnl_socket_recvfrom(nl.sock, nl.buf, sizeof(nl.buf));
 
@@ -421,12 +426,10 @@ static int cmd_cgroup(int argc, char **argv)
 	__u64 v[5];
 	int c, fd, err;
 
-	while ((c = getopt_long(argc, argv, "vh", opts, NULL)) != -1)
+	while ((c = getopt_long(argc, argv, COMMON_SHORTOPTS, opts, NULL)) != -1)
 		common_opt(c, usage_cgroup);
-	if (optind != argc - 1) {
-		fputs(usage_cgroup, stderr);
-		return 2;
-	}
+	if (optind != argc - 1)
+		return usage_error(usage_cgroup);
 	path = argv[optind];
 	fd = open(path, O_RDONLY | O_DIRECTORY);
 	if (fd < 0)
@@ -490,14 +493,11 @@ int main(int argc, char **argv)
 			opt_verbose = true;
 		} else {
 			fprintf(stderr, "taskstat: unknown option %s\n", argv[i]);
-			fputs(usage_all, stderr);
-			return 2;
+			return usage_error(usage_all);
 		}
 	}
-	if (i == argc) {
-		fputs(usage_all, stderr);
-		return 2;
-	}
+	if (i == argc)
+		return usage_error(usage_all);
 	for (size_t c = 0; c < ARRAY_SIZE(cmds); c++)
 		if (!strcmp(argv[i], cmds[c].name))
 			return cmds[c].fn(argc - i, argv + i);
@@ -506,6 +506,5 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	fprintf(stderr, "taskstat: unknown command %s\n", argv[i]);
-	fputs(usage_all, stderr);
-	return 2;
+	return usage_error(usage_all);
 }

@@ -5,6 +5,7 @@
 #ifndef TASKSTAT_H
 #define TASKSTAT_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -65,6 +66,7 @@ extern bool opt_json, opt_verbose;
 const char *unit_name(enum unit u);
 bool field_present(const struct record *r, const struct field *f);
 unsigned long long field_value(const struct taskstats *ts, const struct field *f);
+bool record_u64(const struct record *r, size_t off, unsigned long long *v);
 void format_field(char *buf, size_t size, const struct record *r, const struct field *f);
 void print_table(const struct record *recs, int n, char **labels);
 void json_string(FILE *out, const char *s, size_t max);
@@ -73,6 +75,7 @@ int reply_cb(const struct nlmsghdr *h, void *data);
 void delay_hint(const struct record *r);
 void human(char *buf, size_t size, unsigned long long v, enum unit u);
 bool parse_uint(const char *s, unsigned long long max, unsigned long long *v);
+int delayacct_sysctl(void);
 
 /* nl.c */
 enum ctx {
@@ -96,11 +99,25 @@ void nl_open(struct nl *nl);
 void nl_close(struct nl *nl);
 struct nlmsghdr *nl_request(struct nl *nl, uint16_t type, uint8_t cmd, uint16_t flags);
 int nl_talk(struct nl *nl, struct nlmsghdr *h, mnl_cb_t cb, void *data);
+int nl_get(struct nl *nl, int attr, uint32_t id, mnl_cb_t cb, void *data);
 
 /* top.c */
 int cmd_top(int argc, char **argv);
 
-/* taskstat.c: --json ('J'), --verbose ('v') and --help ('h') of every command */
+/*
+ * taskstat.c: --json ('J'), --verbose ('v') and --help ('h') of every
+ * command. COMMON_SHORTOPTS ends each getopt string, and each table of
+ * long options ends with the three; common_opt() handles them and every
+ * unknown option.
+ */
+#define COMMON_SHORTOPTS "vh"
+
 int common_opt(int c, const char *help);
+int usage_error(const char *usage);
+unsigned long long opt_uint(const char *arg, unsigned long long max, const char *what);
+
+/* Set by SIGINT and SIGTERM once catch_stop() has run. */
+extern sig_atomic_t stop;
+void catch_stop(void);
 
 #endif /* TASKSTAT_H */

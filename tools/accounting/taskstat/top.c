@@ -95,13 +95,7 @@ struct row {
 	bool have[NDF];
 };
 
-static sig_atomic_t stop;
 static int sort_key = 1;
-
-static void on_signal(int sig)
-{
-	stop = 1;
-}
 
 static void snap_add(struct snap *s, const struct record *r)
 {
@@ -145,11 +139,8 @@ static int collect_dump(struct nl *nl, struct collect *col)
 /* One GET; a task that is gone by now is skipped. */
 static int get_one(struct nl *nl, struct collect *col, int attr, unsigned int id)
 {
-	struct nlmsghdr *h = nl_request(nl, nl->family, TASKSTATS_CMD_GET, NLM_F_ACK);
-	int err;
+	int err = nl_get(nl, attr, id, dump_cb, col);
 
-	mnl_attr_put_u32(h, attr, id);
-	err = nl_talk(nl, h, dump_cb, col);
 	return err == -ESRCH ? 0 : err;
 }
 
@@ -201,21 +192,10 @@ static int cmp_id(const void *a, const void *b)
 	return x->id < y->id ? -1 : x->id > y->id;
 }
 
-static unsigned long long get_u64(const struct record *r, size_t off, bool *have)
-{
-	__u64 v = 0;
-
-	*have = off + sizeof(v) <= (size_t)r->len;
-	if (*have)
-		memcpy(&v, (const char *)&r->ts + off, sizeof(v));
-	return v;
-}
-
 /* The change of every counter since @prev, or its total without one. */
 static void make_row(struct row *row, const struct record *r, const struct snap *prev)
 {
 	const struct record *old = NULL;
-	bool have;
 
 	row->r = r;
 	if (prev)
@@ -227,9 +207,11 @@ static void make_row(struct row *row, const struct record *r, const struct snap 
 	if (old && old->ts.ac_btime64 + 1 < r->ts.ac_btime64)
 		old = NULL;
 	for (size_t i = 0; i < NDF; i++) {
-		unsigned long long v = get_u64(r, dfields[i].off, &row->have[i]);
-		unsigned long long o = old ? get_u64(old, dfields[i].off, &have) : 0;
+		unsigned long long v, o = 0;
 
+		row->have[i] = record_u64(r, dfields[i].off, &v);
+		if (old)
+			record_u64(old, dfields[i].off, &o);
 		row->d[i] = v >= o ? v - o : v;
 	}
 }
@@ -275,18 +257,6 @@ static void fill_comm(struct record *r)
 	fclose(f);
 }
 
-static int delayacct_on(void)
-{
-	FILE *f = fopen("/proc/sys/kernel/task_delayacct", "r");
-	int c;
-
-	if (!f)
-		return -1;
-	c = fgetc(f);
-	fclose(f);
-	return c == '1';
-}
-
 struct frame {
 	int no;
 	double interval;	/* 0 in the first frame: totals */
@@ -316,7 +286,7 @@ static void print_text(const struct frame *fr, const struct row *rows, size_t n)
 	char now[16], cell[32];
 	time_t t = time(NULL);
 	struct tm tm;
-	int da = delayacct_on();
+	int da = delayacct_sysctl();
 	size_t limit = fr->limit;
 
 	strftime(now, sizeof(now), "%T", localtime_r(&t, &tm));
@@ -324,7 +294,7 @@ static void print_text(const struct frame *fr, const struct row *rows, size_t n)
 		printf("\033[H\033[2J");
 	printf("taskstat top - %s, %zu %s, record version %u, via %s, delay accounting %s\n",
 	       now, n, fr->tgid ? "thread groups" : "tasks", n ? rows[0].r->ts.version : 0,
-	       fr->dump ? "dump" : "GET per task", da < 0 ? "unknown" : da ? "on" : "off");
+	       fr->dump ? "dump" : "GET per task", da < 0 ? "unknown" : da == '1' ? "on" : "off");
 	if (fr->no == 1)
 		printf("totals since each task started, sorted by %s\n\n", keys[sort_key].name);
 	else
@@ -407,7 +377,7 @@ int cmd_top(int argc, char **argv)
 	struct snap snaps[2] = { 0 };
 	struct frame fr = { 0 };
 	struct collect col;
-	unsigned long long iters = 0, v;
+	unsigned long long iters = 0;
 	double delay = 2, last = 0, t;
 	bool decided = false, limit_set = false;
 	struct row *rows = NULL;
@@ -415,7 +385,7 @@ int cmd_top(int argc, char **argv)
 	char *end;
 	int c, err, cur = 0;
 
-	while ((c = getopt_long(argc, argv, "d:n:s:Pbl:vh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "d:n:s:Pbl:" COMMON_SHORTOPTS, opts, NULL)) != -1) {
 		switch (c) {
 		case 'd':
 			delay = strtod(optarg, &end);
@@ -425,17 +395,11 @@ int cmd_top(int argc, char **argv)
 			}
 			break;
 		case 'n':
+			iters = opt_uint(optarg, INT32_MAX, "number");
+			break;
 		case 'l':
-			if (!parse_uint(optarg, INT32_MAX, &v)) {
-				fprintf(stderr, "taskstat: not a number: %s\n", optarg);
-				return 2;
-			}
-			if (c == 'n') {
-				iters = v;
-			} else {
-				fr.limit = v;
-				limit_set = true;
-			}
+			fr.limit = opt_uint(optarg, INT32_MAX, "number");
+			limit_set = true;
 			break;
 		case 's':
 			sort_key = -1;
@@ -444,8 +408,7 @@ int cmd_top(int argc, char **argv)
 					sort_key = k;
 			if (sort_key < 0) {
 				fprintf(stderr, "taskstat: unknown sort key %s\n", optarg);
-				fputs(usage_top, stderr);
-				return 2;
+				return usage_error(usage_top);
 			}
 			break;
 		case 'P':
@@ -462,18 +425,15 @@ int cmd_top(int argc, char **argv)
 			common_opt(c, usage_top);
 		}
 	}
-	if (optind < argc) {
-		fputs(usage_top, stderr);
-		return 2;
-	}
+	if (optind < argc)
+		return usage_error(usage_top);
 	if (opt_json)
 		fr.batch = true;
 	if (!fr.batch && !limit_set && !ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) && ws.ws_row > 5)
 		fr.limit = ws.ws_row - 5;
 	col.aggr = fr.tgid ? TASKSTATS_TYPE_AGGR_TGID : TASKSTATS_TYPE_AGGR_PID;
 	nl_open(&nl);
-	signal(SIGINT, on_signal);
-	signal(SIGTERM, on_signal);
+	catch_stop();
 	for (fr.no = 1; !stop && (!iters || (unsigned long long)fr.no <= iters); fr.no++) {
 		struct snap *snap = &snaps[cur], *prev = fr.no > 1 ? &snaps[!cur] : NULL;
 
