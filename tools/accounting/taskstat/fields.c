@@ -136,7 +136,13 @@ void format_field(char *buf, size_t size, const struct record *r, const struct f
 			snprintf(buf, size, "-");
 			return;
 		}
-		n = strftime(buf, size, "%T", gmtime_r(&t, &tm));
+		/* A second count gmtime cannot convert is printed as a number. */
+		if (!gmtime_r(&t, &tm)) {
+			snprintf(buf, size, "%llds.%09lld", (long long)ts->tv_sec,
+				 (long long)ts->tv_nsec);
+			return;
+		}
+		n = strftime(buf, size, "%T", &tm);
 		snprintf(buf + n, size - n, ".%06lld", (long long)ts->tv_nsec / 1000);
 		return;
 	}
@@ -170,7 +176,10 @@ void format_field(char *buf, size_t size, const struct record *r, const struct f
 			snprintf(buf, size, "0");
 			break;
 		}
-		strftime(buf, size, "%F %T", gmtime_r(&t, &tm));
+		if (gmtime_r(&t, &tm))
+			strftime(buf, size, "%F %T", &tm);
+		else
+			snprintf(buf, size, "%llu", v);
 		break;
 	}
 	default:
