@@ -78,36 +78,41 @@ static const char *tag;
 /* Syscalls issued by this thread through the counting wrappers below. */
 static __thread unsigned long nr_syscalls;
 
-static void result(const char *name, double value, const char *unit)
+/* One line "RESULT <name>[_<tag>] <value> <unit>", the name formatted from @fmt. */
+static void vresult(const char *value, const char *unit, const char *fmt, va_list ap)
 {
-	int prec = value >= 100 || value == (long long)value ? 0 : 3;
+	char name[128];
 
-	printf("RESULT %s%s%s %.*f %s\n", name, tag ? "_" : "", tag ? tag : "", prec, value, unit);
+	vsnprintf(name, sizeof(name), fmt, ap);
+	printf("RESULT %s%s%s %s %s\n", name, tag ? "_" : "", tag ? tag : "", value, unit);
 	fflush(stdout);
 }
 
 static void resultf(double value, const char *unit, const char *fmt, ...)
 {
-	char name[128];
+	int prec = value >= 100 || value == (long long)value ? 0 : 3;
+	char v[512];
 	va_list ap;
 
+	snprintf(v, sizeof(v), "%.*f", prec, value);
 	va_start(ap, fmt);
-	vsnprintf(name, sizeof(name), fmt, ap);
+	vresult(v, unit, fmt, ap);
 	va_end(ap);
-	result(name, value, unit);
+}
+
+static void result(const char *name, double value, const char *unit)
+{
+	resultf(value, unit, "%s", name);
 }
 
 /* A measurement that has no value: "unsupported" or "error". */
 static void status(const char *what, const char *fmt, ...)
 {
-	char name[128];
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(name, sizeof(name), fmt, ap);
+	vresult(what, "-", fmt, ap);
 	va_end(ap);
-	printf("RESULT %s%s%s %s -\n", name, tag ? "_" : "", tag ? tag : "", what);
-	fflush(stdout);
 }
 
 static void note(const char *fmt, ...)
@@ -122,12 +127,6 @@ static void note(const char *fmt, ...)
 	fflush(stdout);
 }
 
-static int fail(const char *what)
-{
-	fprintf(stderr, "taskstats_bench: %s: %s\n", what, strerror(errno));
-	return 1;
-}
-
 static int failx(const char *fmt, ...)
 {
 	va_list ap;
@@ -138,6 +137,11 @@ static int failx(const char *fmt, ...)
 	va_end(ap);
 	fprintf(stderr, "\n");
 	return 1;
+}
+
+static int fail(const char *what)
+{
+	return failx("%s: %s", what, strerror(errno));
 }
 
 static unsigned long long now_ns(void)
@@ -705,21 +709,34 @@ struct method {
 	int err;		/* the dump failed with this -errno */
 };
 
+/* Starts a measurement: clears @m's counts; returns the start time. */
+static unsigned long long method_start(struct method *m)
+{
+	nr_syscalls = 0;
+	m->records = 0;
+	m->errors = 0;
+	m->err = 0;
+	return now_ns();
+}
+
+/* Ends a measurement started at @t0: its time and syscalls. */
+static void method_end(struct method *m, unsigned long long t0)
+{
+	m->ns = now_ns() - t0;
+	m->syscalls = nr_syscalls;
+}
+
 /* (a) One GET of @attr per numeric /proc entry. */
 static int collect_by_get(struct nl *nl, __u16 attr, struct method *m)
 {
 	static char buf[RXBUF_SIZE], dents[32768];
-	unsigned long long t0 = now_ns();
+	unsigned long long t0 = method_start(m);
 	struct dirent64 *d;
 	long n, off;
 	int fd, r;
 	char *end;
 	__u32 id;
 
-	nr_syscalls = 0;
-	m->records = 0;
-	m->errors = 0;
-	m->err = 0;
 	fd = c_open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
 		return fail("/proc");
@@ -739,8 +756,7 @@ static int collect_by_get(struct nl *nl, __u16 attr, struct method *m)
 		}
 	}
 	c_close(fd);
-	m->ns = now_ns() - t0;
-	m->syscalls = nr_syscalls;
+	method_end(m, t0);
 	return n < 0 ? fail("getdents64 /proc") : 0;
 }
 
@@ -748,16 +764,12 @@ static int collect_by_get(struct nl *nl, __u16 attr, struct method *m)
 static int collect_by_dump(struct nl *nl, int tgid, struct method *m)
 {
 	static char buf[RXBUF_SIZE];
-	unsigned long long t0 = now_ns();
+	unsigned long long t0 = method_start(m);
 	__u16 flags = NLM_F_DUMP;
 	struct nlmsghdr *h;
 	int intr = 0, done = 0;
 	ssize_t n;
 
-	nr_syscalls = 0;
-	m->records = 0;
-	m->errors = 0;
-	m->err = 0;
 	if (nl_send(nl, nl->family, flags, TASKSTATS_CMD_GET,
 		    tgid ? TASKSTATS_CMD_ATTR_DUMP_TGID : 0, NULL, 0))
 		return fail("sending the dump request");
@@ -785,8 +797,7 @@ static int collect_by_dump(struct nl *nl, int tgid, struct method *m)
 			}
 		}
 	}
-	m->ns = now_ns() - t0;
-	m->syscalls = nr_syscalls;
+	method_end(m, t0);
 	if (intr)
 		note("dump: NLM_F_DUMP_INTR set (the task list changed during the dump)");
 	return 0;
