@@ -36,15 +36,20 @@ Input, in RUN_DIR:
 
 Output:
 
-  results.md   header (date, kernels, QEMU command lines), then one row per
+  results.md   header (date, kernels, QEMU command lines), the goals of
+               the benchmark issue (met or not, per clock), then one row per
                (workload, clock): unit with the good direction (higher or
                lower is better), the median over the boots of each kernel,
                the ratio series/reference (and series/nostats where the
                nostats kernel measured the workload, e.g. exit_l0), the
                spread ((max - min) / median of each kernel) and a verdict
-               that only calls a difference when the kernels' min..max
-               ranges do not overlap. Then the dump against per-task GETs,
-               within each kernel that has the dump.
+               that only calls a difference with at least 3 boots of each
+               kernel whose min..max ranges do not overlap. Then the dump
+               against per-task GETs, within each kernel that has the dump;
+               the memory table (RUN_DIR/memory.txt, from `make memory`);
+               and --notes (default bench/analysis.md) when it exists.
+               The QEMU command lines come from RUN_DIR/<kernel>-<clock>.qemu
+               when the rig kept them, else from meta.json.
   ratios.png   a bar chart of series/reference per workload and clock,
                drawn with gnuplot (or matplotlib when gnuplot is missing).
 
@@ -169,14 +174,20 @@ def ratio(a, b):
     return sa["median"] / sb["median"]
 
 
+MIN_BOOTS = 3
+
+
 def verdict(ser, ref, unit):
-    """'better'/'worse' only when the min..max ranges do not overlap."""
+    """'better'/'worse' only with MIN_BOOTS boots of each kernel whose
+    min..max ranges do not overlap: one boot has no spread to judge by."""
     ss, sr = summary(ser), summary(ref)
     d = direction(unit)
     if ss is None or sr is None or d == NEUTRAL:
         return ""
-    if ss["min"] == ss["max"] == sr["min"] == sr["max"]:
+    if ss["min"] == ss["max"] == sr["min"] == sr["max"] and min(ss["n"], sr["n"]) > 1:
         return "equal"
+    if min(ss["n"], sr["n"]) < MIN_BOOTS:
+        return f"none (< {MIN_BOOTS} boots)"
     if ss["min"] > sr["max"]:
         up = True
     elif ss["max"] < sr["min"]:
@@ -185,6 +196,86 @@ def verdict(ser, ref, unit):
         return "≈ (ranges overlap)"
     good = up if d == HIGHER else not up
     return "series better" if good else "series worse"
+
+
+def goal_status(ok, a, b, unit):
+    """Whether a goal 'a not worse than b' holds: met when the medians say
+    so; a miss is 'not met' when the ranges separate, noise when they overlap."""
+    if ok:
+        return "met"
+    v = verdict(a, b, unit)
+    if v.startswith("series"):
+        return "**not met**"
+    if v.startswith("none"):
+        return f"missed by the medians; too few boots (< {MIN_BOOTS}) to judge"
+    return "missed by the medians, within the noise (ranges overlap)"
+
+
+def goals(data, clocks=CLOCKS):
+    """The goals of the benchmark issue, checked per clock: [goal, clock, measured, status]."""
+    rows = []
+
+    def cell(name, clock, k):
+        return data.get((name, clock), {}).get(k)
+
+    def med(c):
+        s = summary(c)
+        return None if s is None else s["median"]
+
+    for clock in clocks:
+        # series >= reference (rates) or <= (latencies), row by row
+        for name, what in (("pingpong_delayacct_off", "pipe round trips, delay accounting off"),
+                           ("pingpong_delayacct_on", "pipe round trips, delay accounting on"),
+                           ("directio_delayacct_off", "O_DIRECT reads, delay accounting off"),
+                           ("directio_delayacct_on", "O_DIRECT reads, delay accounting on"),
+                           ("directio_cpu_delayacct_off",
+                            "CPU time per O_DIRECT read, delay accounting off"),
+                           ("directio_cpu_delayacct_on",
+                            "CPU time per O_DIRECT read, delay accounting on"),
+                           ("get_pid", "GET latency, one pid"),
+                           ("get_tgid_64", "TGID GET latency, 64 threads"),
+                           ("exit_l0", "fork+exit+wait, no listener"),
+                           ("exit_l1", "fork+exit+wait, 1 listener"),
+                           ("exit_l4", "fork+exit+wait, 4 listeners")):
+            ser, ref = cell(name, clock, "series"), cell(name, clock, "reference")
+            r = ratio(ser, ref)
+            if r is None:
+                continue
+            unit = unit_of(data[(name, clock)])
+            d = direction(unit)
+            ok = r >= 1 if d == HIGHER else r <= 1
+            sign = "≥" if d == HIGHER else "≤"
+            rows.append([f"{what}: series {sign} reference", clock, f"ratio {r:.3f}",
+                         goal_status(ok, ser, ref, unit)])
+        # delay accounting on costs <= 2 % against off, in the series
+        on, off = (cell(f"pingpong_delayacct_{s}", clock, "series") for s in ("on", "off"))
+        r = ratio(on, off)
+        if r is not None:
+            rows.append(["pipe round trips: delay accounting on costs ≤ 2 % against off "
+                         "(series)", clock, f"on/off {r:.3f} (cost {(1 - r) * 100:+.1f} %)",
+                         goal_status(r >= 0.98, on, off, "roundtrips/s")])
+        # dump >= 5x faster than per-pid GET at N = 10000
+        dump, pid = (cell(f"collect_{m}_10000_time", clock, "series") for m in ("dump", "pid"))
+        r = ratio(pid, dump)
+        if r is not None:
+            rows.append(["collecting 10 000 tasks: dump ≥ 5× faster than one GET per pid "
+                         "(series)", clock, f"{r:.1f}× faster",
+                         "met" if r >= 5 else "**not met**"])
+        # no-listener exit cost <= 1 % against TASKSTATS=n
+        ser, nos = cell("exit_l0", clock, "series"), cell("exit_l0", clock, "nostats")
+        r = ratio(ser, nos)
+        if r is not None:
+            rows.append(["fork+exit+wait, no listener: costs ≤ 1 % against TASKSTATS=n "
+                         "(series)", clock, f"series/nostats {r:.3f} (cost "
+                         f"{(1 - r) * 100:+.1f} %)", goal_status(r >= 0.99, ser, nos,
+                                                                 "forks/s")])
+            ref = cell("exit_l0", clock, "reference")
+            rr = ratio(ref, nos)
+            if rr is not None:
+                rows.append(["(for comparison) the same cost of the reference", clock,
+                             f"reference/nostats {rr:.3f} (cost {(1 - rr) * 100:+.1f} %)",
+                             "–"])
+    return rows
 
 
 def unit_of(cells):
@@ -215,14 +306,45 @@ def meta_text(meta, data_kernels, run_dir):
             v = f"{v}; guest uname -r: {', '.join(sorted(extra))}"
         out.append(f"- Kernel `{k}`: {v}")
     qemu = meta.get("qemu", {})
+    recorded = qemu_lines(run_dir)
     for c in CLOCKS:
-        if c in qemu:
+        if c in recorded:
+            for line in recorded[c]:
+                out.append(f"- QEMU ({c}, {line}")
+        elif c in qemu:
             q = qemu[c]
             if isinstance(q, list):
                 q = " ".join(q)
             out.append(f"- QEMU ({c}): `{q}`")
     if meta.get("notes"):
         out.append(f"- Notes: {meta['notes']}")
+    return out
+
+
+def qemu_lines(run_dir):
+    """{clock: [text, ...]} from the <kernel>-<clock>.qemu files the rig keeps:
+    the series' command line, and which kernels differ from it only by their
+    own kernel name in paths."""
+    out = {}
+    for c in CLOCKS:
+        cmds = {}
+        for k in KERNELS:
+            path = os.path.join(run_dir, f"{k}-{c}.qemu")
+            if os.path.exists(path):
+                with open(path, encoding="utf-8") as f:
+                    cmds[k] = f.read().strip()
+        if not cmds:
+            continue
+        first = "series" if "series" in cmds else sorted(cmds)[0]
+        same = [k for k in cmds if k != first and
+                cmds[k].replace(f"/{k}/", f"/{first}/").replace(
+                    f"RIG_KERNEL={k}", f"RIG_KERNEL={first}") == cmds[first]]
+        lines = [f"{first}): `{cmds[first]}`"]
+        if same:
+            lines[0] = f"{first}; {', '.join(same)} the same with their own kernel " + \
+                       f"and run directory): `{cmds[first]}`"
+        lines += [f"{k}): `{cmds[k]}`" for k in cmds if k != first and k not in same]
+        out[c] = lines
     return out
 
 
@@ -299,7 +421,24 @@ def fold_status_rows(data):
             del data[(name, clock)]
 
 
-def build(data, meta, run_dir, files):
+def memory_text(run_dir):
+    """The `make memory` table the rig saved with the run, if any."""
+    path = os.path.join(run_dir, "memory.txt")
+    if not os.path.exists(path):
+        return []
+    with open(path, encoding="utf-8") as f:
+        table = f.read().rstrip("\n")
+    return ["", "## Memory per task", "",
+            "Bytes of accounting state per task (`make memory`: sizeof read from the "
+            "compiler in each tree, x86_64, the bench config). The goal: series ≤ "
+            "reference plus the v16/v17 fields at their tightest encoding (u64 max, min "
+            "and time of max per delay class: 7 × 24 = 168 bytes in task_delay_info, "
+            "24 in sched_info for the cpu class); nothing when delay accounting is "
+            "compiled out (the `nostats` column, if present).", "",
+            "```", table, "```"]
+
+
+def build(data, meta, run_dir, files, notes=None):
     lines = ["# taskstats benchmark: series against reference", ""]
     lines += meta_text(meta, guest_releases(run_dir), run_dir)
     lines += ["", f"{files} result files. Medians over the boots of each kernel; "
@@ -309,6 +448,14 @@ def build(data, meta, run_dir, files):
               "kernels' min..max ranges do not overlap. `unsupported`/`error` are "
               "what the guest reported instead of a number.", ""]
     fold_status_rows(data)
+    grows = goals(data)
+    if grows:
+        lines += ["## Goals", "",
+                  "The goals of the benchmark issue, per clock. `met` goes by the "
+                  "medians; a goal the medians miss is `not met` only when the two "
+                  "kernels' ranges separate, otherwise the miss is within the noise.", ""]
+        lines += md_table(["goal", "clock", "measured", "status"], grows)
+        lines += ["", "## All rows", ""]
     has_nostats = any("nostats" in cells for cells in data.values())
     header = ["workload", "unit", "good", "clock", "reference", "series", "ratio"]
     if has_nostats:
@@ -341,11 +488,26 @@ def build(data, meta, run_dir, files):
                   ""]
         lines += md_table(["comparison", "clock", "kernel", "time ratio", "syscall ratio",
                            "records dump / GET"], drows)
+    lines += memory_text(run_dir)
+    if notes:
+        lines += ["", notes.rstrip("\n")]
     lines += ["", "Directions: " + "; ".join(ARROW[d] for d in (HIGHER, LOWER)) +
               "; records rows are information (what each method collected).",
               "", "Chart: `ratios.png` (series/reference of the time and rate rows, "
               "per workload and clock).", ""]
-    return "\n".join(lines), chart
+    return "\n".join(lines), chart, console_table(rows)
+
+
+def console_table(rows):
+    """The rows as plain aligned text for the terminal: workload, clock,
+    reference, series, ratio and verdict (rows[i] as build() makes them)."""
+    keep = [(r[0].strip("`"), r[3], r[4], r[5], r[6], r[-1]) for r in rows
+            if r[2] and r[6] != "–"]
+    head = ("workload", "clock", "reference", "series", "ratio", "verdict")
+    width = [max(len(str(x[i])) for x in keep + [head]) for i in range(len(head))]
+    fmt = "  ".join(f"{{:<{w}}}" if i in (0, 1, 5) else f"{{:>{w}}}"
+                    for i, w in enumerate(width))
+    return "\n".join(fmt.format(*x).rstrip() for x in [head] + keep)
 
 
 def chart_gnuplot(chart, png):
@@ -419,6 +581,8 @@ def main():
     ap.add_argument("run_dir")
     ap.add_argument("--md", default=os.path.join(here, "results.md"))
     ap.add_argument("--png", default=os.path.join(here, "ratios.png"))
+    ap.add_argument("--notes", default=os.path.join(here, "analysis.md"),
+                    help="hand-written analysis appended to results.md, if it exists")
     args = ap.parse_args()
 
     if not os.path.isdir(args.run_dir):
@@ -433,7 +597,12 @@ def main():
             meta = json.load(f)
     else:
         print(f"report.py: {meta_path} missing: the header will be thin", file=sys.stderr)
-    text, chart = build(data, meta, args.run_dir, files)
+    notes = None
+    if args.notes and os.path.exists(args.notes):
+        with open(args.notes, encoding="utf-8") as f:
+            notes = f.read()
+    text, chart, table = build(data, meta, args.run_dir, files, notes)
+    print(table)
     with open(args.md, "w", encoding="utf-8") as f:
         f.write(text)
     print(f"report.py: wrote {args.md} ({len(data)} rows from {files} files)")
