@@ -337,8 +337,7 @@ def qemu_lines(run_dir):
             continue
         first = "series" if "series" in cmds else sorted(cmds)[0]
         same = [k for k in cmds if k != first and
-                cmds[k].replace(f"/{k}/", f"/{first}/").replace(
-                    f"RIG_KERNEL={k}", f"RIG_KERNEL={first}") == cmds[first]]
+                re.sub(rf"\b{k}\b", first, cmds[k]) == cmds[first]]
         lines = [f"{first}): `{cmds[first]}`"]
         if same:
             lines[0] = f"{first}; {', '.join(same)} the same with their own kernel " + \
@@ -405,7 +404,12 @@ def fold_status_rows(data):
     row goes away when every kernel's NAME cell was folded."""
     names = {n for n, _ in data}
     for (name, clock) in list(data):
-        children = [c for c in names if c.startswith(name + "_")]
+        m = re.match(r"collect_(\d+)$", name)
+        if m:   # collect_N stands for collect_<method>_N_<what>
+            children = [c for c in names
+                        if re.match(rf"collect_[a-z]+_{m.group(1)}_[a-z]+$", c)]
+        else:
+            children = [c for c in names if c.startswith(name + "_")]
         if not children:
             continue
         cells = data[(name, clock)]
