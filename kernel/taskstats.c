@@ -635,8 +635,8 @@ static struct task_struct *dump_next(struct pid_namespace *ns, int *nr,
 
 /*
  * GET with NLM_F_DUMP: as many records per message as fit. cb->args[0]
- * is the pid number to resume from; a record that did not fit is
- * collected again for the next message.
+ * is the pid number to resume from; a task whose record has no room left
+ * is collected in the next message instead.
  */
 static int taskstats_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 {
@@ -797,8 +797,10 @@ static struct sk_buff *exit_msg(struct task_struct *tsk, int group_dead,
 				const struct requester *rq)
 {
 	bool with_group = group && group_dead;
+	struct sighand_struct *sighand;
 	struct taskstats *stats;
 	struct nlattr *nest;
+	unsigned long flags;
 	struct sk_buff *skb;
 	void *hdr;
 
@@ -819,8 +821,14 @@ static struct sk_buff *exit_msg(struct task_struct *tsk, int group_dead,
 				    task_tgid_nr_ns(tsk, rq->pid_ns), &nest);
 		if (!stats)
 			goto fail;
-		/* No thread is left to change it. */
+		/*
+		 * A thread that left before us may still be folding itself
+		 * in (group_fold_exit()): copy a consistent snapshot.
+		 */
+		sighand = exiting_sighand(tsk);
+		spin_lock_irqsave(&sighand->siglock, flags);
 		memcpy(stats, group, sizeof(*stats));
+		spin_unlock_irqrestore(&sighand->siglock, flags);
 		stats->version = TASKSTATS_VERSION;
 		nla_nest_end(skb, nest);
 	}
