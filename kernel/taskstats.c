@@ -498,10 +498,37 @@ cancel:
 	return NULL;
 }
 
-/* Opens a TASKSTATS_CMD_NEW message in @skb; NULL if it does not fit. */
-static void *msg_open(struct sk_buff *skb, u32 portid, u32 seq, int flags)
+/* A TASKSTATS_CMD_NEW message being written, and its open record. */
+struct ts_msg {
+	void *hdr;
+	struct nlattr *nest;
+};
+
+/*
+ * Opens a TASKSTATS_CMD_NEW message in @skb with a first record of @id:
+ * returns the room for its stats, or NULL (leaving @skb as it was) if the
+ * two do not fit. msg_close() ends both.
+ */
+static struct taskstats *msg_open(struct sk_buff *skb, u32 portid, u32 seq,
+				  int flags, int id_type, u32 id,
+				  struct ts_msg *msg)
 {
-	return genlmsg_put(skb, portid, seq, &family, flags, TASKSTATS_CMD_NEW);
+	struct taskstats *stats;
+
+	msg->hdr = genlmsg_put(skb, portid, seq, &family, flags,
+			       TASKSTATS_CMD_NEW);
+	if (!msg->hdr)
+		return NULL;
+	stats = record_open(skb, id_type, id, &msg->nest);
+	if (!stats)
+		genlmsg_cancel(skb, msg->hdr);
+	return stats;
+}
+
+static void msg_close(struct sk_buff *skb, struct ts_msg *msg)
+{
+	nla_nest_end(skb, msg->nest);
+	genlmsg_end(skb, msg->hdr);
 }
 
 /* ------------------------------------------------------------- requests */
@@ -510,20 +537,18 @@ static void *msg_open(struct sk_buff *skb, u32 portid, u32 seq, int flags)
 static int cmd_get_stats(struct sk_buff *skb, struct genl_info *info,
 			 int id_type, u32 id)
 {
-	struct taskstats *stats = NULL;
+	struct taskstats *stats;
 	struct requester rq;
-	struct nlattr *nest;
 	struct sk_buff *rep;
 	int ret = -EMSGSIZE;
-	void *hdr;
+	struct ts_msg msg;
 
 	requester_init(&rq, skb);
 	rep = genlmsg_new(record_size(), GFP_KERNEL);
 	if (!rep)
 		return -ENOMEM;
-	hdr = msg_open(rep, info->snd_portid, info->snd_seq, 0);
-	if (hdr)
-		stats = record_open(rep, id_type, id, &nest);
+	stats = msg_open(rep, info->snd_portid, info->snd_seq, 0, id_type, id,
+			 &msg);
 	if (!stats)
 		goto fail;
 	if (id_type == TASKSTATS_TYPE_PID)
@@ -532,8 +557,7 @@ static int cmd_get_stats(struct sk_buff *skb, struct genl_info *info,
 		ret = collect_tgid(&rq, id, stats);
 	if (ret)
 		goto fail;
-	nla_nest_end(rep, nest);
-	genlmsg_end(rep, hdr);
+	msg_close(rep, &msg);
 	return genlmsg_reply(rep, info);
 fail:
 	nlmsg_free(rep);
@@ -646,10 +670,9 @@ static int taskstats_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 	struct task_struct *tsk;
 	struct taskstats *stats;
 	struct requester rq;
-	struct nlattr *nest;
 	int nr = cb->args[0];
 	bool full = false;
-	void *hdr;
+	struct ts_msg msg;
 	int ret;
 
 	requester_init(&rq, cb->skb);
@@ -658,14 +681,9 @@ static int taskstats_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 			put_task_struct(tsk);
 			continue;
 		}
-		stats = NULL;
-		hdr = msg_open(skb, NETLINK_CB(cb->skb).portid,
-			       cb->nlh->nlmsg_seq, NLM_F_MULTI);
-		if (hdr)
-			stats = record_open(skb, id_type, nr, &nest);
+		stats = msg_open(skb, NETLINK_CB(cb->skb).portid,
+				 cb->nlh->nlmsg_seq, NLM_F_MULTI, id_type, nr, &msg);
 		if (!stats) {		/* full: this task opens the next one */
-			if (hdr)
-				genlmsg_cancel(skb, hdr);
 			put_task_struct(tsk);
 			full = true;
 			break;
@@ -677,11 +695,10 @@ static int taskstats_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 			collect_task(stats, tsk, rq.user_ns, rq.pid_ns);
 		put_task_struct(tsk);
 		if (ret) {	/* the group died meanwhile */
-			genlmsg_cancel(skb, hdr);
+			genlmsg_cancel(skb, msg.hdr);
 			continue;
 		}
-		nla_nest_end(skb, nest);
-		genlmsg_end(skb, hdr);
+		msg_close(skb, &msg);
 	}
 	cb->args[0] = nr;
 	/* A record that fits in no message at all would loop forever. */
@@ -799,26 +816,25 @@ static struct sk_buff *exit_msg(struct task_struct *tsk, int group_dead,
 	bool with_group = group && group_dead;
 	struct sighand_struct *sighand;
 	struct taskstats *stats;
-	struct nlattr *nest;
 	unsigned long flags;
 	struct sk_buff *skb;
-	void *hdr;
+	struct ts_msg msg;
 
 	skb = genlmsg_new((with_group ? 2 : 1) * record_size(), GFP_KERNEL);
 	if (!skb)
 		return NULL;
-	hdr = msg_open(skb, 0, this_cpu_inc_return(taskstats_seqnum) - 1, 0);
-	stats = hdr ? record_open(skb, TASKSTATS_TYPE_PID,
-				  task_pid_nr_ns(tsk, rq->pid_ns), &nest) : NULL;
+	stats = msg_open(skb, 0, this_cpu_inc_return(taskstats_seqnum) - 1, 0,
+			 TASKSTATS_TYPE_PID, task_pid_nr_ns(tsk, rq->pid_ns),
+			 &msg);
 	if (!stats)
 		goto fail;
 	collect_task(stats, tsk, rq->user_ns, rq->pid_ns);
 	if (group_dead)
 		stats->ac_flag |= AGROUP;
-	nla_nest_end(skb, nest);
 	if (with_group) {
+		nla_nest_end(skb, msg.nest);
 		stats = record_open(skb, TASKSTATS_TYPE_TGID,
-				    task_tgid_nr_ns(tsk, rq->pid_ns), &nest);
+				    task_tgid_nr_ns(tsk, rq->pid_ns), &msg.nest);
 		if (!stats)
 			goto fail;
 		/*
@@ -830,9 +846,8 @@ static struct sk_buff *exit_msg(struct task_struct *tsk, int group_dead,
 		memcpy(stats, group, sizeof(*stats));
 		spin_unlock_irqrestore(&sighand->siglock, flags);
 		stats->version = TASKSTATS_VERSION;
-		nla_nest_end(skb, nest);
 	}
-	genlmsg_end(skb, hdr);
+	msg_close(skb, &msg);
 	return skb;
 fail:
 	nlmsg_free(skb);
