@@ -218,10 +218,6 @@ def goals(data, clocks=CLOCKS):
     def cell(name, clock, k):
         return data.get((name, clock), {}).get(k)
 
-    def med(c):
-        s = summary(c)
-        return None if s is None else s["median"]
-
     for clock in clocks:
         # series >= reference (rates) or <= (latencies), row by row
         for name, what in (("pingpong_delayacct_off", "pipe round trips, delay accounting off"),
