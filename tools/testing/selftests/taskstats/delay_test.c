@@ -473,7 +473,7 @@ static const char *anon_through_swap(struct _test_data_delay *self,
 TEST_F_TIMEOUT(delay, cycling_memory_through_swap_waits_in_thrashing, 180)
 {
 	struct mem_job job = { .size = 24 << 20, .passes = 8 };
-	int err, tries, kills = 0;
+	int err, tries, now, kills = 0;
 	struct taskstats ts;
 	const char *why;
 
@@ -485,8 +485,11 @@ TEST_F_TIMEOUT(delay, cycling_memory_through_swap_waits_in_thrashing, 180)
 	 * the cgroup OOM-kills the child: that run proves nothing either
 	 * way, so it is run again, twice at most.
 	 */
-	for (tries = 1; err && tries < 3 && memcg_oom_kills(self) > kills; tries++) {
-		kills = memcg_oom_kills(self);
+	for (tries = 1; err && tries < 3; tries++) {
+		now = memcg_oom_kills(self);
+		if (now <= kills)
+			break;
+		kills = now;
 		TH_LOG("run %d: the child was OOM-killed; running it again", tries);
 		err = run_child(self->fd, touch_anon_in_memcg, &job, &ts);
 	}
