@@ -287,22 +287,41 @@ static void fill_record(struct record *r, int aggr, const struct nlattr *nest)
 	}
 }
 
-/* Fills a struct reply from an answer, a dump part or an exit message. */
-int reply_cb(const struct nlmsghdr *h, void *data)
+/*
+ * Calls @fn for every record of a message: an answer carries one, an exit
+ * message one or two (the task's and its group's), a dump message as many
+ * as fit.
+ */
+void walk_records(const struct nlmsghdr *h, record_fn fn, void *arg)
 {
-	struct reply *rep = data;
 	struct nlattr *a;
+	struct record r;
 
-	rep->n = 0;
 	mnl_attr_for_each(a, h, sizeof(struct genlmsghdr)) {
 		int t = mnl_attr_get_type(a);
 
 		if (t != TASKSTATS_TYPE_AGGR_PID && t != TASKSTATS_TYPE_AGGR_TGID)
 			continue;
-		if (rep->n == (int)ARRAY_SIZE(rep->rec))
-			break;
-		fill_record(&rep->rec[rep->n++], t, a);
+		fill_record(&r, t, a);
+		fn(&r, arg);
 	}
+}
+
+static void reply_add(const struct record *r, void *data)
+{
+	struct reply *rep = data;
+
+	if (rep->n < (int)ARRAY_SIZE(rep->rec))
+		rep->rec[rep->n++] = *r;
+}
+
+/* Fills a struct reply from an answer or an exit message. */
+int reply_cb(const struct nlmsghdr *h, void *data)
+{
+	struct reply *rep = data;
+
+	rep->n = 0;
+	walk_records(h, reply_add, rep);
 	return MNL_CB_OK;
 }
 

@@ -71,6 +71,8 @@ void format_field(char *buf, size_t size, const struct record *r, const struct f
 void print_table(const struct record *recs, int n, char **labels);
 void json_string(FILE *out, const char *s, size_t max);
 void json_record(FILE *out, const struct record *r, const char *extra);
+typedef void (*record_fn)(const struct record *r, void *arg);
+void walk_records(const struct nlmsghdr *h, record_fn fn, void *arg);
 int reply_cb(const struct nlmsghdr *h, void *data);
 void delay_hint(const struct record *r);
 void human(char *buf, size_t size, unsigned long long v, enum unit u);

@@ -115,15 +115,18 @@ struct collect {
 	int aggr;
 };
 
-static int dump_cb(const struct nlmsghdr *h, void *data)
+static void collect_record(const struct record *r, void *data)
 {
 	struct collect *col = data;
-	struct reply rep;
 
-	reply_cb(h, &rep);
-	for (int i = 0; i < rep.n; i++)
-		if (rep.rec[i].aggr == col->aggr && rep.rec[i].len)
-			snap_add(col->snap, &rep.rec[i]);
+	if (r->aggr == col->aggr && r->len)
+		snap_add(col->snap, r);
+}
+
+/* A dump message holds many records, an answer to a GET one. */
+static int dump_cb(const struct nlmsghdr *h, void *data)
+{
+	walk_records(h, collect_record, data);
 	return MNL_CB_OK;
 }
 

@@ -343,7 +343,7 @@ FIXTURE_SETUP(unpriv)
 		SKIP(return, "no TASKSTATS family");
 	/* Kernels that can dump also serve unprivileged self-queries. */
 	self->self_query = tsnl_dump(self->fd, self->family, false,
-				     ignore_record, NULL) > 0;
+				     ignore_record, NULL, NULL) > 0;
 }
 
 FIXTURE_TEARDOWN(unpriv)

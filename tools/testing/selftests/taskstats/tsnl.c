@@ -570,19 +570,54 @@ int ts_worker_stop(struct ts_worker *w)
 	return status;
 }
 
+/*
+ * Calls @fn for every record of dump message @h, in order: the kernel
+ * packs as many as fit into each message. Returns their number, or
+ * -EBADMSG for a message without a well-formed record.
+ */
+static int tsnl_dump_records(const struct nlmsghdr *h, tsnl_dump_fn fn,
+			     void *arg)
+{
+	struct tsnl_iter it;
+	struct nlattr *na;
+	int records = 0;
+
+	if (h->nlmsg_len < NLMSG_LENGTH(GENL_HDRLEN))
+		return -EBADMSG;
+	it = tsnl_attrs((const char *)NLMSG_DATA(h) + GENL_HDRLEN,
+			h->nlmsg_len - NLMSG_LENGTH(GENL_HDRLEN));
+	while ((na = tsnl_next(&it))) {
+		struct tsnl_reply r = { .aggr_type = na->nla_type };
+		struct taskstats ts;
+
+		if (na->nla_type != TASKSTATS_TYPE_AGGR_PID &&
+		    na->nla_type != TASKSTATS_TYPE_AGGR_TGID)
+			continue;
+		tsnl_parse_aggr(na, &r);
+		if (!r.have_id || !r.stats)
+			return -EBADMSG;
+		tsnl_stats_copy(&ts, &r);
+		fn(r.id, r.aggr_type, &ts, arg);
+		records++;
+	}
+	return records ? records : -EBADMSG;
+}
+
 /**
  * tsnl_dump() - TASKSTATS_CMD_GET with NLM_F_DUMP.
  * @tgid: ask for one record per thread group (TASKSTATS_CMD_ATTR_DUMP_TGID)
  * @fn: called for every record, in the order the kernel sent them
+ * @messages: if not NULL, gets the number of messages the records came in
  *
  * Return: the number of records, or the negative errno of the dump
  * (-EOPNOTSUPP from a kernel that cannot dump).
  */
-int tsnl_dump(int fd, uint16_t family, bool tgid, tsnl_dump_fn fn, void *arg)
+int tsnl_dump(int fd, uint16_t family, bool tgid, tsnl_dump_fn fn, void *arg,
+	      int *messages)
 {
 	static char buf[TSNL_BUF_SIZE];
+	int n, records = 0, msgs = 0, err;
 	struct tsnl_msg m;
-	int n, records = 0, err;
 
 	tsnl_msg_init(&m, family, TASKSTATS_CMD_GET, NLM_F_DUMP);
 	if (tgid)
@@ -597,22 +632,21 @@ int tsnl_dump(int fd, uint16_t family, bool tgid, tsnl_dump_fn fn, void *arg)
 		if (n < 0)
 			return n;
 		for (h = (void *)buf; NLMSG_OK(h, n); h = NLMSG_NEXT(h, n)) {
-			struct taskstats ts;
-			struct tsnl_reply r;
-
 			if (h->nlmsg_seq != m.nlh.nlmsg_seq)
 				continue;
 			if (h->nlmsg_type == NLMSG_DONE) {
 				err = *(int *)NLMSG_DATA(h);
+				if (messages)
+					*messages = msgs;
 				return err < 0 ? err : records;
 			}
 			if (h->nlmsg_type == NLMSG_ERROR)
 				return ((struct nlmsgerr *)NLMSG_DATA(h))->error;
-			if (tsnl_parse(h, h->nlmsg_len, &r) || !r.stats)
-				return -EBADMSG;
-			tsnl_stats_copy(&ts, &r);
-			fn(r.id, r.aggr_type, &ts, arg);
-			records++;
+			err = tsnl_dump_records(h, fn, arg);
+			if (err < 0)
+				return err;
+			records += err;
+			msgs++;
 		}
 	}
 }

@@ -80,7 +80,8 @@ int tsnl_drain(int fd, tsnl_exit_fn fn, void *arg);
 /* One record of a dump: its id, AGGR_PID or AGGR_TGID, and its stats. */
 typedef void (*tsnl_dump_fn)(uint32_t id, int aggr, const struct taskstats *ts,
 			     void *arg);
-int tsnl_dump(int fd, uint16_t family, bool tgid, tsnl_dump_fn fn, void *arg);
+int tsnl_dump(int fd, uint16_t family, bool tgid, tsnl_dump_fn fn, void *arg,
+	      int *messages);
 
 /* Registers @fd for exits on every possible CPU, which it writes to @cpus. */
 int ts_register_all(int fd, uint16_t family, char *cpus, int size);
