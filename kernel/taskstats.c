@@ -439,19 +439,28 @@ static int group_sum(struct task_struct *leader, struct taskstats *stats)
 	return 0;
 }
 
+/* The record of @leader's thread group. */
+static int collect_group(struct task_struct *leader, struct taskstats *stats)
+{
+	int ret;
+
+	memset(stats, 0, sizeof(*stats));
+	ret = group_sum(leader, stats);
+	stats->version = TASKSTATS_VERSION;
+	return ret;
+}
+
 /* One thread group by tgid, if @rq may see and read its leader. */
 static int collect_tgid(const struct requester *rq, u32 tgid,
 			struct taskstats *stats)
 {
 	struct task_struct *leader = find_get_task_by_vpid(tgid);
-	int ret = -ESRCH;
+	int ret;
 
-	memset(stats, 0, sizeof(*stats));
-	if (leader) {
-		ret = may_read(rq, leader) ? group_sum(leader, stats) : -EPERM;
-		put_task_struct(leader);
-	}
-	stats->version = TASKSTATS_VERSION;
+	if (!leader)
+		return -ESRCH;
+	ret = may_read(rq, leader) ? collect_group(leader, stats) : -EPERM;
+	put_task_struct(leader);
 	return ret;
 }
 
@@ -698,7 +707,7 @@ static int taskstats_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 		}
 		ret = 0;
 		if (tgid)
-			ret = collect_tgid(&rq, nr, stats);
+			ret = collect_group(tsk, stats);
 		else
 			collect_task(stats, tsk, rq.user_ns, rq.pid_ns);
 		put_task_struct(tsk);
