@@ -150,12 +150,18 @@ void xacct_add_tsk(struct taskstats *stats, struct task_struct *p)
 
 	stats->coremem = integral_to_mb_usec(p->acct_rss_mem1);
 	stats->virtmem = integral_to_mb_usec(p->acct_vm_mem1);
-	mm = get_task_mm(p);
-	if (mm) {
+	/*
+	 * task_lock() keeps p->mm, and the reference p holds on it, in
+	 * place: reading two counters needs no mm reference of our own (and
+	 * no mmput(), which may sleep and costs two atomics per record).
+	 */
+	task_lock(p);
+	mm = p->mm;
+	if (mm && !(p->flags & PF_KTHREAD)) {
 		stats->hiwater_rss = pages_to_kb(get_mm_hiwater_rss(mm));
 		stats->hiwater_vm = pages_to_kb(get_mm_hiwater_vm(mm));
-		mmput(mm);
 	}
+	task_unlock(p);
 	stats->read_char = p->ioac.rchar;
 	stats->write_char = p->ioac.wchar;
 	stats->read_syscalls = p->ioac.syscr;
