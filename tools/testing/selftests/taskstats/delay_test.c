@@ -332,7 +332,7 @@ static int make_memcg(struct _test_data_delay *self, const char *max)
 /* The oom_kill count of the test's memory cgroup, or -1. */
 static int memcg_oom_kills(struct _test_data_delay *self)
 {
-	char path[400], buf[512], *p;
+	char path[sizeof(self->cgroup) + 32], buf[512], *p;
 
 	snprintf(path, sizeof(path), "%s/memory.events", self->cgroup);
 	if (ts_read_file(path, buf, sizeof(buf)) < 0)
