@@ -1046,7 +1046,7 @@ static int fork_exit_loop(long count, unsigned long long *ns)
 
 static int cmd_exit(const struct opts *o)
 {
-	long count = pick(o->count, 2000, 200, o), n = o->listeners, i, started = 0, prev, cur;
+	long count = pick(o->count, 10000, 200, o), n = o->listeners, i, started = 0, prev, cur;
 	struct listener *ls;
 	unsigned long long ns = 0;
 	__u16 family = 0;
@@ -1091,6 +1091,13 @@ static int cmd_exit(const struct opts *o)
 			ret = fail("registering an exit listener");
 		}
 	}
+	/*
+	 * Parent and children share CPU 0 (listeners keep the affinity they
+	 * were created with): a child woken on the other CPU would leave both
+	 * idle at times, and under -icount idle time follows the host's clock.
+	 */
+	if (!ret && pin_cpu0())
+		ret = fail("pinning to CPU 0");
 	if (!ret)
 		ret = fork_exit_loop(count, &ns);
 	/* Let the listeners drain what is queued before stopping them. */
