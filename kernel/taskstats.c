@@ -719,13 +719,14 @@ static int taskstats_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 		records++;
 	}
 	cb->args[0] = nr;
-	if (!records) {
+	if (records)
+		genlmsg_end(skb, hdr);
+	else
 		genlmsg_cancel(skb, hdr);
-		/* A record that fits in no message at all would loop forever. */
-		return full ? -EMSGSIZE : 0;
-	}
-	genlmsg_end(skb, hdr);
-	return skb->len;
+	if (!full)
+		return 0;	/* the end: NLMSG_DONE can share this skb */
+	/* A record that fits in no message at all would loop forever. */
+	return records ? skb->len : -EMSGSIZE;
 }
 
 static int cgroupstats_user_cmd(struct sk_buff *skb, struct genl_info *info)
