@@ -683,7 +683,7 @@ static int taskstats_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 	struct taskstats *stats;
 	struct requester rq;
 	int nr = cb->args[0];
-	int records = 0;
+	int records = 0, retried = -1;
 	bool full = false;
 	struct nlattr *nest;
 	void *hdr;
@@ -711,8 +711,17 @@ static int taskstats_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 		else
 			collect_task(stats, tsk, rq.user_ns, rq.pid_ns);
 		put_task_struct(tsk);
-		if (ret) {	/* the group died meanwhile */
+		if (ret) {
 			nla_nest_cancel(skb, nest);
+			/*
+			 * The leader was released: the group died, or another
+			 * thread's exec made that thread the leader of @nr.
+			 * Look @nr up once more to find the new one.
+			 */
+			if (nr != retried) {
+				retried = nr;
+				nr--;	/* the loop's nr++ comes back to it */
+			}
 			continue;
 		}
 		nla_nest_end(skb, nest);
