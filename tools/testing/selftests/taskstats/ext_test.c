@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
@@ -87,6 +88,7 @@ static int dump_into(int fd, uint16_t family, bool tgid, struct seen *s)
 	s->records = 0;
 	s->wrong_aggr = 0;
 	s->other_uid = 0;
+	s->messages = 0;
 	s->aggr = tgid ? TASKSTATS_TYPE_AGGR_TGID : TASKSTATS_TYPE_AGGR_PID;
 	return tsnl_dump(fd, family, tgid, count_record, s, &s->messages);
 }
@@ -240,6 +242,70 @@ TEST_F(ext, dump_racing_forks_and_exits_keeps_each_survivor_once)
 		waitpid(churner[i], NULL, 0);
 	}
 	EXPECT_EQ(0, ret);
+}
+
+/*
+ * Started with TS_EXEC_CHURN=<fd>, this program is a thread group whose
+ * leader keeps being replaced: a second thread execs the program again,
+ * which makes that thread the leader under the same tgid (de_thread()),
+ * and so on. Each generation writes a byte to <fd>.
+ */
+static void *exec_again(void *arg)
+{
+	execl("/proc/self/exe", "ext_test", (char *)NULL);
+	_exit(1);
+}
+
+__attribute__((constructor)) static void exec_churn(void)
+{
+	const char *fd = getenv("TS_EXEC_CHURN");
+	pthread_t t;
+
+	if (!fd)
+		return;
+	if (write(atoi(fd), "x", 1) != 1 ||
+	    pthread_create(&t, NULL, exec_again, NULL))
+		_exit(1);
+	for (;;)
+		pause();
+}
+
+TEST_F(ext, dump_by_tgid_keeps_a_group_whose_threads_exec)
+{
+	int pipefd[2], dumps = 0, failed = 0, missing = 0, twice = 0;
+	time_t deadline = time(NULL) + 20;
+	char fd[16], buf[64];
+	pid_t churner;
+	int execs = 0;
+	ssize_t n;
+
+	ASSERT_EQ(0, pipe2(pipefd, O_NONBLOCK));
+	churner = fork();
+	ASSERT_LE(0, churner);
+	if (churner == 0) {
+		snprintf(fd, sizeof(fd), "%d", pipefd[1]);
+		setenv("TS_EXEC_CHURN", fd, 1);
+		execl("/proc/self/exe", "ext_test", (char *)NULL);
+		_exit(1);
+	}
+	close(pipefd[1]);
+	/* Dump while the group's leader is replaced 20 times. */
+	while (execs < 20 && time(NULL) < deadline) {
+		if (dump_into(self->fd, self->family, true, &self->seen) <= 0)
+			failed++;
+		dumps++;
+		missing += self->seen.count[churner] != 1;
+		twice += max_count(&self->seen) > 1;
+		while ((n = read(pipefd[0], buf, sizeof(buf))) > 0)
+			execs += n;
+	}
+	kill(churner, SIGKILL);
+	waitpid(churner, NULL, 0);
+	close(pipefd[0]);
+	ASSERT_LE(20, execs) TH_LOG("the churner exec'd %d times in 20 s", execs);
+	EXPECT_EQ(0, failed);
+	EXPECT_EQ(0, missing) TH_LOG("the group was missing from %d of %d dumps", missing, dumps);
+	EXPECT_EQ(0, twice);
 }
 
 /* Exit codes of the unprivileged helpers: 0 is what the test expects. */

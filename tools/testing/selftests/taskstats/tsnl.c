@@ -600,7 +600,8 @@ static int tsnl_dump_records(const struct nlmsghdr *h, tsnl_dump_fn fn,
 		fn(r.id, r.aggr_type, &ts, arg);
 		records++;
 	}
-	return records ? records : -EBADMSG;
+	/* A truncated last attribute stops the walk early: count it bad. */
+	return records && it.rem <= 0 ? records : -EBADMSG;
 }
 
 /**
