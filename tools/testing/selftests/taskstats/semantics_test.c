@@ -72,8 +72,7 @@ FIXTURE_TEARDOWN(sem)
 /* Registers @fd as exit listener for every possible CPU. */
 static int listen_all(struct _test_data_sem *self, int fd)
 {
-	return tsnl_cpumask(fd, self->family, TASKSTATS_CMD_ATTR_REGISTER_CPUMASK,
-			    self->cpus);
+	return ts_register_all(fd, self->family, self->cpus, sizeof(self->cpus));
 }
 
 static int tid_pipe[2];

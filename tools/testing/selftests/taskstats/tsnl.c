@@ -146,6 +146,13 @@ static struct tsnl_iter tsnl_attrs(const void *start, int len)
 	return (struct tsnl_iter){ .p = start, .rem = len };
 }
 
+/* The attributes after the genl header of message @h, @len bytes long. */
+static struct tsnl_iter tsnl_genl_attrs(const void *h, int len)
+{
+	return tsnl_attrs((const char *)NLMSG_DATA(h) + GENL_HDRLEN,
+			  len - NLMSG_LENGTH(GENL_HDRLEN));
+}
+
 static struct nlattr *tsnl_next(struct tsnl_iter *it)
 {
 	struct nlattr *na = (struct nlattr *)it->p;
@@ -203,8 +210,7 @@ int tsnl_parse(const void *buf, int len, struct tsnl_reply *r)
 		return -EBADMSG;
 	g = NLMSG_DATA(h);
 	r->cmd = g->cmd;
-	it = tsnl_attrs((const char *)g + GENL_HDRLEN,
-			h->nlmsg_len - NLMSG_LENGTH(GENL_HDRLEN));
+	it = tsnl_genl_attrs(h, h->nlmsg_len);
 	while ((na = tsnl_next(&it))) {
 		switch (na->nla_type) {
 		case TASKSTATS_TYPE_AGGR_PID:
@@ -283,8 +289,7 @@ static int tsnl_family_query(int fd, const char *name, uint16_t *id,
 	n = tsnl_transact(fd, &m, buf, TSNL_BUF_SIZE);
 	if (n <= 0)
 		return n ? n : -EBADMSG;
-	it = tsnl_attrs((char *)NLMSG_DATA(buf) + GENL_HDRLEN,
-			n - NLMSG_LENGTH(GENL_HDRLEN));
+	it = tsnl_genl_attrs(buf, n);
 	while ((na = tsnl_next(&it))) {
 		if (na->nla_type == CTRL_ATTR_FAMILY_ID) {
 			memcpy(id, NLA_DATA(na), sizeof(*id));
@@ -322,8 +327,7 @@ int tsnl_family_has_op(int fd, const char *name, int op)
 
 	if (n < 0)
 		return n;
-	it = tsnl_attrs((char *)NLMSG_DATA(buf) + GENL_HDRLEN,
-			n - NLMSG_LENGTH(GENL_HDRLEN));
+	it = tsnl_genl_attrs(buf, n);
 	while ((na = tsnl_next(&it))) {
 		if (na->nla_type != CTRL_ATTR_OPS)
 			continue;
@@ -391,8 +395,7 @@ int tsnl_parse_exit(const void *msg, int len, struct tsnl_exit *e)
 	if (!NLMSG_OK(h, len) || h->nlmsg_len < NLMSG_LENGTH(GENL_HDRLEN) ||
 	    h->nlmsg_type == NLMSG_ERROR)
 		return -EBADMSG;
-	it = tsnl_attrs((const char *)NLMSG_DATA(h) + GENL_HDRLEN,
-			h->nlmsg_len - NLMSG_LENGTH(GENL_HDRLEN));
+	it = tsnl_genl_attrs(h, h->nlmsg_len);
 	while ((na = tsnl_next(&it))) {
 		if (na->nla_type == TASKSTATS_TYPE_AGGR_PID) {
 			e->have_pid = true;
@@ -584,8 +587,7 @@ static int tsnl_dump_records(const struct nlmsghdr *h, tsnl_dump_fn fn,
 
 	if (h->nlmsg_len < NLMSG_LENGTH(GENL_HDRLEN))
 		return -EBADMSG;
-	it = tsnl_attrs((const char *)NLMSG_DATA(h) + GENL_HDRLEN,
-			h->nlmsg_len - NLMSG_LENGTH(GENL_HDRLEN));
+	it = tsnl_genl_attrs(h, h->nlmsg_len);
 	while ((na = tsnl_next(&it))) {
 		struct tsnl_reply r = { .aggr_type = na->nla_type };
 		struct taskstats ts;
