@@ -41,15 +41,36 @@ static u8 bacct_flags(struct task_struct *tsk)
 	return flag;
 }
 
+/*
+ * When @tsk's thread group started, or 0 if that can no longer be known.
+ * The caller's reference pins @tsk, not its leader: once @tsk is released
+ * (it exited, or another thread's exec replaced its leader) the leader
+ * may be freed. While @tsk is still hashed its leader is not released,
+ * and RCU keeps it from being freed under us.
+ */
+static u64 group_start_time(struct task_struct *tsk)
+{
+	u64 start = 0;
+
+	if (thread_group_leader(tsk))
+		return tsk->start_time;
+	rcu_read_lock();
+	if (pid_alive(tsk))
+		start = READ_ONCE(tsk->group_leader)->start_time;
+	rcu_read_unlock();
+	return start;
+}
+
 /* Start and elapsed times; the begin time is derived from the elapsed one. */
 static void bacct_times(struct taskstats *stats, struct task_struct *tsk)
 {
 	u64 now = ktime_get_ns();
 	u64 utime, stime, utimescaled, stimescaled;
+	u64 group_start = group_start_time(tsk);
 	time64_t btime;
 
-	stats->ac_tgetime = div_u64(now - tsk->group_leader->start_time,
-				    NSEC_PER_USEC);
+	if (group_start)
+		stats->ac_tgetime = div_u64(now - group_start, NSEC_PER_USEC);
 	stats->ac_etime = div_u64(now - tsk->start_time, NSEC_PER_USEC);
 	btime = ktime_get_real_seconds() - div_u64(stats->ac_etime, USEC_PER_SEC);
 	stats->ac_btime64 = btime;
