@@ -23,6 +23,13 @@ int delayacct_on __read_mostly;
 struct kmem_cache *delayacct_cache;
 
 /*
+ * local_clock() when accounting was last switched on. A start older than
+ * that was stamped before a switch-off whose end was never run: paired
+ * with a later end, it would record the whole time accounting was off.
+ */
+static u64 delayacct_on_since __read_mostly;
+
+/*
  * Where each class lands in struct taskstats. Offsets rather than code per
  * class: filling a reply is one loop over this table.
  */
@@ -53,6 +60,7 @@ static const struct delayacct_fields delayacct_uapi_cpu = DELAYACCT_FIELDS(cpu);
 static void set_delayacct(bool enabled)
 {
 	if (enabled) {
+		WRITE_ONCE(delayacct_on_since, local_clock());
 		static_branch_enable(&delayacct_key);
 		delayacct_on = 1;
 	} else {
@@ -166,12 +174,14 @@ static void delayacct_record(struct task_delay_info *d,
 }
 
 /**
- * __delayacct_start() - current starts to wait for @class.
+ * __delayacct_start() - @tsk starts to wait for @class.
+ * @tsk: the waiting task: current, or (block I/O) a task the scheduler
+ *	dequeues on its behalf
  * @class: a class with start and end hooks
  */
-void __delayacct_start(enum delayacct_class class)
+void __delayacct_start(struct task_struct *tsk, enum delayacct_class class)
 {
-	current->delays->start[class] = local_clock();
+	tsk->delays->start[class] = local_clock();
 }
 
 /**
@@ -180,7 +190,8 @@ void __delayacct_start(enum delayacct_class class)
  * @class: a class with start and end hooks
  *
  * An end without a start (accounting was switched on in between) is
- * ignored rather than recorded as a delay since boot.
+ * ignored rather than recorded as a delay since boot, and so is an end
+ * whose start predates the last switch-on.
  */
 void __delayacct_end(struct task_struct *tsk, enum delayacct_class class)
 {
@@ -191,6 +202,8 @@ void __delayacct_end(struct task_struct *tsk, enum delayacct_class class)
 	if (!start)
 		return;
 	d->start[class] = 0;
+	if (start < READ_ONCE(delayacct_on_since))
+		return;
 	ns = local_clock() - start;
 	if (ns > 0)
 		delayacct_record(d, class, ns);
@@ -206,19 +219,20 @@ void __delayacct_thrashing_start(bool *in_thrashing)
 	if (*in_thrashing)
 		return;
 	current->in_thrashing = 1;
-	__delayacct_start(DELAYACCT_THRASHING);
+	__delayacct_start(current, DELAYACCT_THRASHING);
 }
 
 /**
- * __delayacct_thrashing_end() - end of the wait started with the same flag.
- * @in_thrashing: the flag __delayacct_thrashing_start() set
+ * __delayacct_thrashing_end() - end of the outermost thrashing wait.
+ *
+ * Runs whether or not accounting is still on, so that the task's flag
+ * never outlives its wait.
  */
-void __delayacct_thrashing_end(bool *in_thrashing)
+void __delayacct_thrashing_end(void)
 {
-	if (*in_thrashing)
-		return;
 	current->in_thrashing = 0;
-	__delayacct_end(current, DELAYACCT_THRASHING);
+	if (delayacct_active(current))
+		__delayacct_end(current, DELAYACCT_THRASHING);
 }
 
 /**
@@ -232,23 +246,18 @@ void __delayacct_irq(struct task_struct *task, u32 delta)
 }
 
 /**
- * __delayacct_cpu_delay() - keep the extremes of the cpu class.
- * @si: the task's sched_info, whose count and total already include it
- * @delta: the runqueue wait that just ended, ns
+ * __delayacct_cpu_max() - a runqueue wait longer than any before it.
+ * @si: the task's sched_info
+ * @wait: the whole wait, ns
  *
- * Runs under the runqueue lock, which serialises all updates of @si.
+ * Out of line because it reads CLOCK_REALTIME: after a task's first waits
+ * a new maximum is rare. Runs under the runqueue lock, which serialises
+ * all updates of @si.
  */
-void __delayacct_cpu_delay(struct sched_info *si, u64 delta)
+void __delayacct_cpu_max(struct sched_info *si, u64 wait)
 {
-	/* A task put on a CPU the instant it was queued did not wait. */
-	if (!delta)
-		return;
-	if (delta > si->max_run_delay) {
-		si->max_run_delay = delta;
-		si->max_run_delay_ts = ktime_get_real_ns();
-	}
-	if (!si->min_run_delay || delta < si->min_run_delay)
-		si->min_run_delay = delta;
+	si->max_run_delay = wait;
+	si->max_run_delay_ts = ktime_get_real_ns();
 }
 
 static u64 *ts_u64(struct taskstats *d, u16 offset)

@@ -86,11 +86,57 @@ static void delayacct_end_without_start_is_ignored(struct kunit *test)
 	current->delays = &d;
 	__delayacct_end(current, DELAYACCT_COMPACT);
 	KUNIT_EXPECT_EQ(test, d.count[DELAYACCT_COMPACT], 0U);
-	__delayacct_start(DELAYACCT_COMPACT);
+	__delayacct_start(current, DELAYACCT_COMPACT);
 	__delayacct_end(current, DELAYACCT_COMPACT);
 	KUNIT_EXPECT_EQ(test, d.count[DELAYACCT_COMPACT], 1U);
 	KUNIT_EXPECT_EQ(test, d.start[DELAYACCT_COMPACT], 0ULL);
 	current->delays = saved;
+}
+
+/* A start stamped before the last switch-on does not pair with an end. */
+static void delayacct_start_before_switch_on_is_discarded(struct kunit *test)
+{
+	struct task_delay_info *saved = current->delays;
+	u64 saved_since = delayacct_on_since;
+	struct task_delay_info d = {};
+
+	raw_spin_lock_init(&d.lock);
+	current->delays = &d;
+	__delayacct_start(current, DELAYACCT_SWAPIN);
+	WRITE_ONCE(delayacct_on_since, local_clock() + 1);
+	__delayacct_end(current, DELAYACCT_SWAPIN);
+	KUNIT_EXPECT_EQ(test, d.count[DELAYACCT_SWAPIN], 0U);
+	KUNIT_EXPECT_EQ(test, d.start[DELAYACCT_SWAPIN], 0ULL);
+	WRITE_ONCE(delayacct_on_since, saved_since);
+	__delayacct_start(current, DELAYACCT_SWAPIN);
+	__delayacct_end(current, DELAYACCT_SWAPIN);
+	KUNIT_EXPECT_EQ(test, d.count[DELAYACCT_SWAPIN], 1U);
+	current->delays = saved;
+}
+
+/*
+ * A runqueue wait split by a migration is one wait for the extremes, as
+ * it is one for the count: 30 + 20 ns then 5 ns give a maximum of 50 and
+ * a minimum of 5, never the legs.
+ */
+static void delayacct_cpu_extremes_are_of_whole_waits(struct kunit *test)
+{
+	struct task_struct *t;
+
+	t = kunit_kzalloc(test, sizeof(*t), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, t);
+	delayacct_cpu_wait_moved(t, 30);
+	delayacct_cpu_delay(t, 20);
+	KUNIT_EXPECT_EQ(test, t->sched_info.max_run_delay, 50ULL);
+	KUNIT_EXPECT_EQ(test, t->sched_info.min_run_delay, 50ULL);
+	KUNIT_EXPECT_EQ(test, t->sched_info.moved_run_delay, 0ULL);
+	delayacct_cpu_delay(t, 5);
+	KUNIT_EXPECT_EQ(test, t->sched_info.max_run_delay, 50ULL);
+	KUNIT_EXPECT_EQ(test, t->sched_info.min_run_delay, 5ULL);
+	/* A wait of zero is no wait: the minimum stays. */
+	delayacct_cpu_delay(t, 0);
+	KUNIT_EXPECT_EQ(test, t->sched_info.min_run_delay, 5ULL);
+	KUNIT_EXPECT_NE(test, t->sched_info.max_run_delay_ts, 0ULL);
 }
 
 static struct kunit_case delayacct_test_cases[] = {
@@ -99,6 +145,8 @@ static struct kunit_case delayacct_test_cases[] = {
 	KUNIT_CASE(delayacct_extremes_follow_the_delays),
 	KUNIT_CASE(delayacct_merge_sums_a_group),
 	KUNIT_CASE(delayacct_end_without_start_is_ignored),
+	KUNIT_CASE(delayacct_start_before_switch_on_is_discarded),
+	KUNIT_CASE(delayacct_cpu_extremes_are_of_whole_waits),
 	{}
 };
 

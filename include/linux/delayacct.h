@@ -15,12 +15,18 @@
  *
  * Cost: with CONFIG_TASK_DELAY_ACCT=n every hook is an empty inline. With
  * it built in but switched off (the default; boot with "delayacct" or set
- * kernel.task_delayacct=1) a hook is one patched-out static branch. Switched
- * on, a start is one local_clock() read and store; an end is one
+ * kernel.task_delayacct=1) a hook is one patched-out static branch, except
+ * the cpu class's extremes, which the scheduler keeps next to its count
+ * and total at every context switch (an add, two compares and a store).
+ * Switched on, a start is one local_clock() read and store; an end is one
  * local_clock() read and a short critical section on the task's raw
  * spinlock, plus a CLOCK_REALTIME read when the delay is a new maximum.
  * Tasks forked while accounting is off have no task_delay_info and are not
  * accounted (except the cpu class) until they exit.
+ *
+ * Across a switch: a wait is counted only if it both began and ended
+ * while accounting was on (a start left from before the last switch-on is
+ * discarded by its end); the cpu class counts every wait, on or off.
  */
 #ifndef _LINUX_DELAYACCT_H
 #define _LINUX_DELAYACCT_H
@@ -71,12 +77,12 @@ extern struct kmem_cache *delayacct_cache;
 
 void delayacct_init(void);
 void __delayacct_tsk_init(struct task_struct *tsk);
-void __delayacct_start(enum delayacct_class class);
+void __delayacct_start(struct task_struct *tsk, enum delayacct_class class);
 void __delayacct_end(struct task_struct *tsk, enum delayacct_class class);
 void __delayacct_thrashing_start(bool *in_thrashing);
-void __delayacct_thrashing_end(bool *in_thrashing);
+void __delayacct_thrashing_end(void);
 void __delayacct_irq(struct task_struct *task, u32 delta);
-void __delayacct_cpu_delay(struct sched_info *si, u64 delta);
+void __delayacct_cpu_max(struct sched_info *si, u64 wait);
 int delayacct_add_tsk(struct taskstats *d, struct task_struct *tsk);
 __u64 __delayacct_blkio_ticks(struct task_struct *tsk);
 u64 delayacct_add_wrap(u64 total, u64 delta);
@@ -103,10 +109,11 @@ static inline void delayacct_tsk_free(struct task_struct *tsk)
 	tsk->delays = NULL;
 }
 
-static __always_inline void delayacct_start(enum delayacct_class class)
+static __always_inline void delayacct_start(struct task_struct *tsk,
+					    enum delayacct_class class)
 {
-	if (delayacct_active(current))
-		__delayacct_start(class);
+	if (delayacct_active(tsk))
+		__delayacct_start(tsk, class);
 }
 
 static __always_inline void delayacct_end(struct task_struct *tsk,
@@ -116,9 +123,14 @@ static __always_inline void delayacct_end(struct task_struct *tsk,
 		__delayacct_end(tsk, class);
 }
 
-static inline void delayacct_blkio_start(void)
+/*
+ * From the scheduler's block_task() as @p blocks on I/O, whether
+ * DELAY_DEQUEUE dequeues it now, later (from another task's pick) or not
+ * at all (it is woken while still queued: ttwu_runnable() ends the wait).
+ */
+static inline void delayacct_blkio_start(struct task_struct *p)
 {
-	delayacct_start(DELAYACCT_BLKIO);
+	delayacct_start(p, DELAYACCT_BLKIO);
 }
 
 /* Called by the waker: @p is not current yet. */
@@ -129,7 +141,7 @@ static inline void delayacct_blkio_end(struct task_struct *p)
 
 static inline void delayacct_swapin_start(void)
 {
-	delayacct_start(DELAYACCT_SWAPIN);
+	delayacct_start(current, DELAYACCT_SWAPIN);
 }
 
 static inline void delayacct_swapin_end(void)
@@ -139,7 +151,7 @@ static inline void delayacct_swapin_end(void)
 
 static inline void delayacct_freepages_start(void)
 {
-	delayacct_start(DELAYACCT_FREEPAGES);
+	delayacct_start(current, DELAYACCT_FREEPAGES);
 }
 
 static inline void delayacct_freepages_end(void)
@@ -149,7 +161,7 @@ static inline void delayacct_freepages_end(void)
 
 static inline void delayacct_compact_start(void)
 {
-	delayacct_start(DELAYACCT_COMPACT);
+	delayacct_start(current, DELAYACCT_COMPACT);
 }
 
 static inline void delayacct_compact_end(void)
@@ -159,7 +171,7 @@ static inline void delayacct_compact_end(void)
 
 static inline void delayacct_wpcopy_start(void)
 {
-	delayacct_start(DELAYACCT_WPCOPY);
+	delayacct_start(current, DELAYACCT_WPCOPY);
 }
 
 static inline void delayacct_wpcopy_end(void)
@@ -171,7 +183,9 @@ static inline void delayacct_wpcopy_end(void)
  * Thrashing waits nest (a refault inside a refault wait): only the
  * outermost one counts. *in_thrashing says whether this caller must leave
  * the matching end alone; it is always set, so the end is safe to call
- * even if accounting was switched on in between.
+ * even if accounting was switched on in between. The end clears the
+ * task's flag even if accounting was switched off in between: a flag left
+ * set would make every later wait of the task look nested, never counted.
  */
 static inline void delayacct_thrashing_start(bool *in_thrashing)
 {
@@ -182,8 +196,8 @@ static inline void delayacct_thrashing_start(bool *in_thrashing)
 
 static inline void delayacct_thrashing_end(bool *in_thrashing)
 {
-	if (delayacct_active(current))
-		__delayacct_thrashing_end(in_thrashing);
+	if (!*in_thrashing)
+		__delayacct_thrashing_end();
 }
 
 /*
@@ -198,13 +212,34 @@ static inline void delayacct_irq(struct task_struct *task, u32 delta)
 }
 
 /*
- * A runqueue wait of @delta ns just ended for @t; its count and total are
- * already in sched_info. Keeps the cpu class's max and min. rq lock held.
+ * The cpu class's extremes, kept by the scheduler like its count and total
+ * (sched_info), whether delay accounting is switched on or not: its
+ * maximum is then always at least its average. A wait can span CPUs: a
+ * task moved while it waits leaves part of the wait on the old runqueue
+ * (delayacct_cpu_wait_moved(), from sched_info_dequeue()) and ends it on
+ * the new one (delayacct_cpu_delay(), from sched_info_arrive()); the
+ * extremes are of whole waits, as the count counts whole waits. rq lock
+ * held. Cost per context switch: an add, two compares and a store; a
+ * CLOCK_REALTIME read only for a new maximum.
  */
+static inline void delayacct_cpu_wait_moved(struct task_struct *t, u64 delta)
+{
+	t->sched_info.moved_run_delay += delta;
+}
+
 static inline void delayacct_cpu_delay(struct task_struct *t, u64 delta)
 {
-	if (static_branch_unlikely(&delayacct_key))
-		__delayacct_cpu_delay(&t->sched_info, delta);
+	struct sched_info *si = &t->sched_info;
+	u64 wait = delta + si->moved_run_delay;
+
+	si->moved_run_delay = 0;
+	/* A task put on a CPU the instant it was queued did not wait. */
+	if (!wait)
+		return;
+	if (unlikely(wait > si->max_run_delay))
+		__delayacct_cpu_max(si, wait);
+	if (!si->min_run_delay || wait < si->min_run_delay)
+		si->min_run_delay = wait;
 }
 
 /* Block I/O delay in clock ticks, for /proc/PID/stat. */
@@ -222,7 +257,7 @@ static inline void delayacct_tsk_init(struct task_struct *tsk)
 {}
 static inline void delayacct_tsk_free(struct task_struct *tsk)
 {}
-static inline void delayacct_blkio_start(void)
+static inline void delayacct_blkio_start(struct task_struct *p)
 {}
 static inline void delayacct_blkio_end(struct task_struct *p)
 {}
@@ -247,6 +282,8 @@ static inline void delayacct_thrashing_start(bool *in_thrashing)
 static inline void delayacct_thrashing_end(bool *in_thrashing)
 {}
 static inline void delayacct_irq(struct task_struct *task, u32 delta)
+{}
+static inline void delayacct_cpu_wait_moved(struct task_struct *t, u64 delta)
 {}
 static inline void delayacct_cpu_delay(struct task_struct *t, u64 delta)
 {}
