@@ -29,9 +29,10 @@
  *
  * Cost on the exit path: with no listener on the exiting CPU and a
  * single-threaded process, taskstats_exit() is a pointer load and a
- * list_empty() check. A multi-threaded group additionally folds the
- * exiting thread into signal->stats under siglock. With listeners, the
- * record is collected once and the message cloned per listener.
+ * list_empty() check (plus, for a task of a child pid namespace, one
+ * atomic read). A multi-threaded group additionally folds the exiting
+ * thread into signal->stats under siglock. With listeners, the record is
+ * collected once per namespace view and the message cloned per listener.
  *
  * Dump: a GET with NLM_F_DUMP walks the requester's pid namespace in pid
  * order and streams one record per task (or per thread group with
@@ -41,44 +42,82 @@
  * meanwhile.
  *
  * Who may read what. A record leaks timing and I/O patterns of its task
- * (CVE-2011-2494), so reading is restricted like /proc/PID/io:
+ * (CVE-2011-2494), so a requester reads a task's record if and only if it
+ * could read the task's /proc/PID/io, the privileged admin aside:
  *
  *  - CAP_NET_ADMIN in the initial user namespace reads every task the
  *    requester's pid namespace shows;
- *  - CAP_NET_ADMIN over the user namespace that owns the requester's pid
- *    namespace (a container's root) reads the tasks whose credentials
- *    belong to that user namespace or its descendants;
- *  - anyone else reads the tasks it could ptrace-read with its fs
- *    credentials, the rule of /proc/PID/io; other tasks are EPERM, and a
- *    dump leaves them out.
+ *  - anyone else, a container's root included, reads the tasks whose io
+ *    file it could open (own it, or CAP_DAC_OVERRIDE or
+ *    CAP_DAC_READ_SEARCH with the owner mapped in its user namespace; the
+ *    files of an undumpable task or a zombie belong to root) and
+ *    ptrace-read with its fs credentials (ptrace_may_access() with
+ *    PTRACE_MODE_READ_FSCREDS: same ids or CAP_SYS_PTRACE over the task's
+ *    user namespace, the task dumpable or CAP_SYS_PTRACE over its mm's
+ *    user namespace, and the LSMs' consent through their ptrace hook).
+ *    The check and the collection run under the task's exec_update_lock,
+ *    as /proc's do, so an exec cannot turn the task into a setuid program
+ *    in between. A GET of another task is EPERM; a dump leaves it out,
+ *    and its checks are not audited. A TGID GET judges the group's leader.
+ *    A zombie leader's group is thus the admin's alone, as in /proc.
+ *
+ * Whose credentials: the requester is both the process that opened the
+ * socket and the one that sends on it (the CVE-2014-0181 lesson): each
+ * must allow every read, since whoever holds the socket reads the
+ * answers. As for netlink_capable(), a sender that addresses its message
+ * (sendto(2)) vouches for it alone; one that write(2)s it does not. A
+ * dump is judged with the credentials that started it, and only those
+ * may continue it: its later parts are built in recvmsg(), by the reader,
+ * and a read with other credentials ends it with EPERM.
+ * Credentials other than current's are judged with PTRACE_MODE_NOSELF,
+ * so that current's own process is not waved through for them.
+ *
+ * Listeners. Registering an exit listener needs CAP_NET_ADMIN over the
+ * owner of the requester's pid namespace, for opener and sender. The
+ * listener belongs to its socket and receives, on that socket and never
+ * on a port id, the exits of the tasks its registrant could read at the
+ * moment they exit, with ids of the registrant's namespaces; it is
+ * removed when the socket is released. Listeners are kept per pid
+ * namespace, so that an exit costs only the listeners that see it: a
+ * container's listeners cost the host's exits nothing. A user's
+ * listeners are charged to its memory cgroup and counted per user
+ * namespace (user.max_taskstats_listeners, 1024 by default; ENOSPC
+ * beyond), except those of the initial namespace's admin.
  *
  * Ids are translated into the requester's user and pid namespaces; tasks
- * outside its pid namespace do not exist for it (ESRCH). Registering an
- * exit listener needs CAP_NET_ADMIN over the owner of the requester's pid
- * namespace; a listener receives the exits of the tasks it could read,
- * with ids of its own namespaces. cgroupstats needs no privilege.
+ * outside its pid namespace do not exist for it (ESRCH). cgroupstats
+ * needs no privilege.
  */
 #include <linux/acct.h>
 #include <linux/cgroup.h>
 #include <linux/cgroupstats.h>
 #include <linux/cpumask.h>
+#include <linux/cred.h>
 #include <linux/delayacct.h>
 #include <linux/file.h>
+#include <linux/filter.h>
 #include <linux/fs.h>
+#include <linux/hashtable.h>
 #include <linux/kernel.h>
+#include <linux/mutex.h>
 #include <linux/netlink.h>
-#include <linux/notifier.h>
 #include <linux/percpu.h>
 #include <linux/pid_namespace.h>
 #include <linux/ptrace.h>
+#include <linux/security.h>
 #include <linux/rwsem.h>
+#include <linux/sched/coredump.h>
 #include <linux/sched/cputime.h>
+#include <linux/sched/signal.h>
+#include <linux/sched/task.h>
 #include <linux/slab.h>
+#include <linux/srcu.h>
 #include <linux/taskstats_kern.h>
 #include <linux/tsacct_kern.h>
 #include <linux/user_namespace.h>
 #include <net/genetlink.h>
 #include <net/net_namespace.h>
+#include <net/sock.h>
 
 /*
  * The ABI, pinned: every field at the offset clients were built with.
@@ -181,176 +220,520 @@ static DEFINE_PER_CPU(u32, taskstats_seqnum);
 
 /* --------------------------------------------------------------- access */
 
-/* Who asks: the namespaces ids are reported in, and what it may read. */
+/*
+ * Who asks, and with which credentials reads are judged: a GET's sender,
+ * a dump's starter or a listener's registrant, captured once. @cred is
+ * the caller's; @opener, when it is another's, is the socket opener's,
+ * which must allow every read too: whoever reads the socket sees the
+ * answers. Ids are reported in @cred's user namespace and @pid_ns.
+ */
 struct requester {
-	struct user_namespace *user_ns;
+	const struct cred *cred;
+	const struct cred *opener;	/* NULL: the same as @cred */
 	struct pid_namespace *pid_ns;
 	bool admin;		/* CAP_NET_ADMIN in the initial user namespace */
 	bool ns_admin;		/* CAP_NET_ADMIN over the owner of pid_ns */
 };
 
+/* The credentials of whoever opened the socket @skb was sent on. */
+static const struct cred *opener_cred(const struct sk_buff *skb)
+{
+	struct socket *sock = NETLINK_CB(skb).sk->sk_socket;
+
+	return sock && sock->file ? sock->file->f_cred : current_cred();
+}
+
+/*
+ * The sender of @skb, current. As netlink_capable() and
+ * netlink_ns_capable() do for capabilities, the opener's credentials are
+ * judged too unless the sender addressed the message itself (sendto(2),
+ * sendmsg(2) with a name: NETLINK_SKB_DST), a deliberate act. A write(2)
+ * on a socket received from someone else is not.
+ */
 static void requester_init(struct requester *rq, const struct sk_buff *skb)
 {
-	rq->user_ns = current_user_ns();
+	const struct cred *opener = opener_cred(skb);
+
+	rq->cred = current_cred();
+	rq->opener = opener == rq->cred ||
+		     (NETLINK_CB(skb).flags & NETLINK_SKB_DST) ? NULL : opener;
 	rq->pid_ns = task_active_pid_ns(current);
 	rq->admin = netlink_capable(skb, CAP_NET_ADMIN);
 	rq->ns_admin = rq->admin ||
 		netlink_ns_capable(skb, rq->pid_ns->user_ns, CAP_NET_ADMIN);
 }
 
-/* Whether @rq may read @tsk's record; see the top of this file. */
-static bool may_read(const struct requester *rq, struct task_struct *tsk)
+/* For a requester that outlives its request: a dump or a listener. */
+static void requester_get(struct requester *rq)
 {
-	bool own_ns;
+	get_cred(rq->cred);
+	if (rq->opener)
+		get_cred(rq->opener);
+	get_pid_ns(rq->pid_ns);
+}
 
+static void requester_put(struct requester *rq)
+{
+	put_cred(rq->cred);
+	if (rq->opener)
+		put_cred(rq->opener);
+	put_pid_ns(rq->pid_ns);
+}
+
+/*
+ * The owner /proc gives @tsk's io file (mode 0400), as task_dump_owner()
+ * computes it: the task's effective ids, or root of its mm's user
+ * namespace once it is not dumpable; root for kernel threads and for a
+ * task without memory (a zombie).
+ */
+static void io_owner(struct task_struct *tsk, kuid_t *uid, kgid_t *gid)
+{
+	const struct cred *tcred;
+	struct mm_struct *mm;
+
+	*uid = GLOBAL_ROOT_UID;
+	*gid = GLOBAL_ROOT_GID;
+	if (tsk->flags & PF_KTHREAD)
+		return;
+	rcu_read_lock();
+	tcred = __task_cred(tsk);
+	*uid = tcred->euid;
+	*gid = tcred->egid;
+	rcu_read_unlock();
+	task_lock(tsk);
+	mm = tsk->mm;
+	if (!mm) {
+		*uid = GLOBAL_ROOT_UID;
+		*gid = GLOBAL_ROOT_GID;
+	} else if (get_dumpable(mm) != SUID_DUMP_USER) {
+		*uid = make_kuid(mm->user_ns, 0);
+		if (!uid_valid(*uid))
+			*uid = GLOBAL_ROOT_UID;
+		*gid = make_kgid(mm->user_ns, 0);
+		if (!gid_valid(*gid))
+			*gid = GLOBAL_ROOT_GID;
+	}
+	task_unlock(tsk);
+}
+
+/*
+ * Whether @cred could open @tsk's io file: be its owner, or override or
+ * bypass read permission (CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH) in its
+ * own user namespace with the owner's ids mapped there, as
+ * generic_permission() allows.
+ */
+static bool cred_may_open_io(const struct cred *cred, struct task_struct *tsk,
+			     unsigned int mode)
+{
+	unsigned int opts = mode & PTRACE_MODE_NOAUDIT ? CAP_OPT_NOAUDIT : CAP_OPT_NONE;
+	kuid_t uid;
+	kgid_t gid;
+
+	io_owner(tsk, &uid, &gid);
+	if (uid_eq(cred->fsuid, uid))
+		return true;
+	if (!kuid_has_mapping(cred->user_ns, uid) ||
+	    !kgid_has_mapping(cred->user_ns, gid))
+		return false;
+	return !security_capable(cred, cred->user_ns, CAP_DAC_OVERRIDE, opts) ||
+	       !security_capable(cred, cred->user_ns, CAP_DAC_READ_SEARCH, opts);
+}
+
+/*
+ * Whether @cred could read @tsk's /proc/PID/io: open the file, then pass
+ * the ptrace-read check of its read(), with fs credentials.
+ * ptrace_may_access() judges current, and passes current's own thread
+ * group unjudged; credentials other than current's are put in place for
+ * the check and judged on every task, current's group included
+ * (PTRACE_MODE_NOSELF). That costs two atomics on @cred per check, paid
+ * only when the socket changed hands and by non-admin listeners.
+ */
+static bool cred_may_read(const struct cred *cred, struct task_struct *tsk,
+			  unsigned int mode)
+{
+	const struct cred *old;
+	bool ok;
+
+	if (!cred_may_open_io(cred, tsk, mode))
+		return false;
+	if (cred == current_cred())
+		return ptrace_may_access(tsk, mode);
+	old = override_creds(cred);
+	ok = ptrace_may_access(tsk, mode | PTRACE_MODE_NOSELF);
+	revert_creds(old);
+	return ok;
+}
+
+/* Whether @rq may read @tsk's record; see the top of this file. */
+static bool may_read(const struct requester *rq, struct task_struct *tsk,
+		     unsigned int mode)
+{
 	if (rq->admin)
 		return true;
-	if (rq->ns_admin) {
-		rcu_read_lock();
-		own_ns = in_userns(rq->pid_ns->user_ns, __task_cred(tsk)->user_ns);
-		rcu_read_unlock();
-		if (own_ns)
-			return true;
-	}
-	return ptrace_may_access(tsk, PTRACE_MODE_READ_FSCREDS);
+	if (!cred_may_read(rq->cred, tsk, mode))
+		return false;
+	return !rq->opener || cred_may_read(rq->opener, tsk, mode);
 }
 
 /* ------------------------------------------------------------ listeners */
 
 /*
- * A listener is a socket (net, portid) registered for some CPUs, with the
- * access of whoever registered it. It holds references on its user and
- * pid namespaces; its net is pinned by the socket, and the socket's
- * release removes the listener (taskstats_netlink_notify()).
+ * A listener is a socket registered for the exits on some CPUs, with the
+ * requester that registered it. It belongs to the socket (its generic
+ * netlink private data), holds a reference on it and sends records to it,
+ * never to its port id: a closed socket's port id can be bound again at
+ * once by anyone. The socket's release removes it.
+ *
+ * Listeners are kept per pid namespace (struct ns_listeners), and in it
+ * per CPU, as links: an exit on CPU n walks the CPU n list of its own pid
+ * namespace and of each ancestor, the only namespaces that see it. A
+ * container's listeners thus cost the host's exits nothing. Exits walk
+ * the lists under SRCU (building a message may sleep); changes are made
+ * under listeners_mutex and freed after an SRCU grace period, so closing
+ * a listener never waits for exits in flight.
  */
+/*
+ * The listeners of one CPU in one pid namespace. An exit walks the list
+ * while links come and go; each link carries the value of @seq when it
+ * was added, and the walk skips links added after it started. Otherwise
+ * a CPU deregistered and registered again by a socket during the walk
+ * would be met twice, old link and new, and the exit sent twice.
+ */
+struct cpu_listeners {
+	struct list_head list;		/* struct listener_link.node */
+	u64 seq;			/* of the last link added */
+};
+
+struct ns_listeners {
+	struct hlist_node node;		/* in nsl_table */
+	struct pid_namespace *pid_ns;
+	unsigned int nr;		/* listeners */
+	struct cpu_listeners __percpu *cpu;
+	struct rcu_head rcu;
+};
+
 struct listener {
-	struct list_head list;
-	struct net *net;
-	u32 portid;
-	bool valid;		/* false once its socket refused a record */
+	struct sock *sk;
 	struct requester rq;
+	struct ucounts *ucounts;	/* charged, unless rq.admin */
+	struct ns_listeners *nsl;
+	struct list_head links;		/* struct listener_link.sibling */
+	struct rcu_head rcu;
 };
 
-struct listener_list {
-	struct rw_semaphore sem;
-	struct list_head list;
+/* A listener on one CPU. */
+struct listener_link {
+	struct list_head node;		/* in a CPU's list of nsl */
+	struct list_head sibling;	/* in listener->links */
+	struct listener *l;
+	unsigned int cpu;
+	u64 seq;			/* see struct cpu_listeners */
+	struct rcu_head rcu;
 };
 
-static DEFINE_PER_CPU(struct listener_list, listener_array);
+/* The generic netlink private data of a socket: its listener, if any. */
+struct listener_sock {
+	struct listener *l;
+};
 
-/* Registered listeners on all CPUs: lets socket releases skip the lists. */
-static atomic_t nr_listeners = ATOMIC_INIT(0);
+/*
+ * Listeners a user may register in each user namespace, by default
+ * (user.max_taskstats_listeners). The initial namespace's admin is not
+ * counted.
+ */
+#define TASKSTATS_LISTENERS_MAX	1024
 
-static void listener_free(struct listener *s)
+DEFINE_STATIC_SRCU(listeners_srcu);
+static DEFINE_MUTEX(listeners_mutex);
+static DEFINE_HASHTABLE(nsl_table, 6);	/* namespaces but the initial one */
+static atomic_t nr_nsl = ATOMIC_INIT(0);	/* entries of nsl_table */
+static DEFINE_PER_CPU(struct cpu_listeners, init_listener_list);
+static struct ns_listeners init_listeners = {
+	.pid_ns	= &init_pid_ns,
+	.cpu	= &init_listener_list,
+};
+
+#define listeners_held() \
+	(srcu_read_lock_held(&listeners_srcu) || lockdep_is_held(&listeners_mutex))
+
+static struct ns_listeners *nsl_find(struct pid_namespace *ns)
 {
-	list_del(&s->list);
-	put_user_ns(s->rq.user_ns);
-	put_pid_ns(s->rq.pid_ns);
-	kfree(s);
-	atomic_dec(&nr_listeners);
-}
+	struct ns_listeners *nsl;
 
-static struct listener *listener_find(struct listener_list *l,
-				      const struct net *net, u32 portid)
-{
-	struct listener *s;
-
-	list_for_each_entry(s, &l->list, list)
-		if (s->portid == portid && net_eq(s->net, net) && s->valid)
-			return s;
+	if (ns == &init_pid_ns)
+		return &init_listeners;
+	hlist_for_each_entry_srcu(nsl, &nsl_table[hash_min((unsigned long)ns,
+							   HASH_BITS(nsl_table))],
+				  node, listeners_held())
+		if (nsl->pid_ns == ns)
+			return nsl;
 	return NULL;
 }
 
-static void listener_del(int cpu, const struct net *net, u32 portid)
+static void nsl_free_rcu(struct rcu_head *rcu)
 {
-	struct listener_list *l = &per_cpu(listener_array, cpu);
-	struct listener *s, *tmp;
+	struct ns_listeners *nsl = container_of(rcu, struct ns_listeners, rcu);
 
-	down_write(&l->sem);
-	list_for_each_entry_safe(s, tmp, &l->list, list) {
-		if (s->portid == portid && net_eq(s->net, net)) {
-			listener_free(s);
-			break;
-		}
-	}
-	up_write(&l->sem);
+	free_percpu(nsl->cpu);
+	put_pid_ns(nsl->pid_ns);
+	kfree(nsl);
 }
 
-/* Adds the socket to the listeners of each CPU of @mask; idempotent. */
-static int listeners_add(const struct cpumask *mask, struct net *net,
-			 u32 portid, const struct requester *rq)
+/* The listeners of @ns, created on first use. listeners_mutex held. */
+static struct ns_listeners *nsl_get(struct pid_namespace *ns)
 {
+	struct ns_listeners *nsl = nsl_find(ns);
 	unsigned int cpu;
 
-	for_each_cpu(cpu, mask) {
-		struct listener_list *l = &per_cpu(listener_array, cpu);
-		struct listener *s;
-
-		s = kmalloc_node(sizeof(*s), GFP_KERNEL, cpu_to_node(cpu));
-		if (!s)
-			goto undo;
-		s->net = net;
-		s->portid = portid;
-		s->valid = true;
-		s->rq = *rq;
-		down_write(&l->sem);
-		if (listener_find(l, net, portid)) {
-			kfree(s);
-		} else {
-			get_user_ns(s->rq.user_ns);
-			get_pid_ns(s->rq.pid_ns);
-			atomic_inc(&nr_listeners);
-			list_add(&s->list, &l->list);
-		}
-		up_write(&l->sem);
+	if (nsl)
+		return nsl;
+	nsl = kzalloc(sizeof(*nsl), GFP_KERNEL_ACCOUNT);
+	if (!nsl)
+		return NULL;
+	nsl->cpu = alloc_percpu_gfp(struct cpu_listeners, GFP_KERNEL_ACCOUNT);
+	if (!nsl->cpu) {
+		kfree(nsl);
+		return NULL;
 	}
-	return 0;
-undo:
-	for_each_cpu(cpu, mask)
-		listener_del(cpu, net, portid);
-	return -ENOMEM;
+	for_each_possible_cpu(cpu)
+		INIT_LIST_HEAD(&per_cpu_ptr(nsl->cpu, cpu)->list);
+	nsl->pid_ns = get_pid_ns(ns);
+	hash_add_rcu(nsl_table, &nsl->node, (unsigned long)ns);
+	atomic_inc(&nr_nsl);
+	return nsl;
 }
 
-static void listeners_del(const struct cpumask *mask, const struct net *net,
-			  u32 portid)
+/* @nsl lost a listener. listeners_mutex held. */
+static void nsl_put(struct ns_listeners *nsl)
 {
-	unsigned int cpu;
-
-	for_each_cpu(cpu, mask)
-		listener_del(cpu, net, portid);
+	if (--nsl->nr || nsl == &init_listeners)
+		return;
+	hash_del_rcu(&nsl->node);
+	atomic_dec(&nr_nsl);
+	call_srcu(&listeners_srcu, &nsl->rcu, nsl_free_rcu);
 }
 
-/* Drops the listeners whose socket refused a record. */
-static void listeners_prune(struct listener_list *l)
+static void link_free_rcu(struct rcu_head *rcu)
 {
-	struct listener *s, *tmp;
+	kfree(container_of(rcu, struct listener_link, rcu));
+}
 
-	down_write(&l->sem);
-	list_for_each_entry_safe(s, tmp, &l->list, list)
-		if (!s->valid)
-			listener_free(s);
-	up_write(&l->sem);
+static void listener_free_rcu(struct rcu_head *rcu)
+{
+	struct listener *l = container_of(rcu, struct listener, rcu);
+	struct listener_link *link, *tmp;
+
+	list_for_each_entry_safe(link, tmp, &l->links, sibling)
+		kfree(link);
+	requester_put(&l->rq);
+	sock_put(l->sk);
+	kfree(l);
+}
+
+/* A new listener of @sk for @rq, charged to its user. */
+static struct listener *listener_new(const struct requester *rq,
+				     struct sock *sk)
+{
+	struct ucounts *ucounts = NULL;
+	struct ns_listeners *nsl;
+	struct listener *l;
+
+	lockdep_assert_held(&listeners_mutex);
+	if (!rq->admin) {
+		ucounts = inc_ucount(rq->cred->user_ns, rq->cred->euid,
+				     UCOUNT_TASKSTATS_LISTENERS);
+		if (!ucounts)
+			return ERR_PTR(-ENOSPC);
+	}
+	l = kzalloc(sizeof(*l), GFP_KERNEL_ACCOUNT);
+	nsl = l ? nsl_get(rq->pid_ns) : NULL;
+	if (!nsl) {
+		kfree(l);
+		if (ucounts)
+			dec_ucount(ucounts, UCOUNT_TASKSTATS_LISTENERS);
+		return ERR_PTR(-ENOMEM);
+	}
+	nsl->nr++;
+	l->nsl = nsl;
+	l->ucounts = ucounts;
+	l->rq = *rq;
+	requester_get(&l->rq);
+	sock_hold(sk);
+	l->sk = sk;
+	INIT_LIST_HEAD(&l->links);
+	return l;
+}
+
+/* Unlinks @l from every CPU and frees it after the exits in flight. */
+static void listener_drop(struct listener *l)
+{
+	struct listener_link *link;
+
+	lockdep_assert_held(&listeners_mutex);
+	list_for_each_entry(link, &l->links, sibling)
+		list_del_rcu(&link->node);
+	if (l->ucounts)
+		dec_ucount(l->ucounts, UCOUNT_TASKSTATS_LISTENERS);
+	nsl_put(l->nsl);
+	call_srcu(&listeners_srcu, &l->rcu, listener_free_rcu);
+}
+
+static bool listener_on(const struct listener *l, unsigned int cpu)
+{
+	struct listener_link *link;
+
+	list_for_each_entry(link, &l->links, sibling)
+		if (link->cpu == cpu)
+			return true;
+	return false;
 }
 
 /*
- * A generic netlink socket went away: forget it on every CPU. Costs one
- * atomic read per socket release while nobody listens.
+ * A socket listens with one identity, that of its first registration;
+ * another requester may only add CPUs if it would hear the same exits,
+ * with the same ids.
  */
-static int taskstats_netlink_notify(struct notifier_block *nb,
-				    unsigned long event, void *ptr)
+static bool same_requester(const struct requester *a, const struct requester *b)
 {
-	struct netlink_notify *n = ptr;
-
-	if (event != NETLINK_URELEASE || n->protocol != NETLINK_GENERIC ||
-	    !atomic_read(&nr_listeners))
-		return NOTIFY_DONE;
-	listeners_del(cpu_possible_mask, n->net, n->portid);
-	return NOTIFY_DONE;
+	if (a->admin != b->admin || a->pid_ns != b->pid_ns ||
+	    a->cred->user_ns != b->cred->user_ns)
+		return false;
+	return a->admin || (a->cred == b->cred && a->opener == b->opener);
 }
 
-static struct notifier_block taskstats_netlink_nb = {
-	.notifier_call = taskstats_netlink_notify,
-};
+/*
+ * Adds the CPUs of @mask to the listener of @sk, creating it. Either every
+ * CPU of @mask is added or, on error, nothing changes.
+ */
+static int listener_add(const struct requester *rq, struct sock *sk,
+			const struct cpumask *mask)
+{
+	struct listener_link *link, *tmp;
+	struct listener_sock *ls;
+	struct listener *l;
+	LIST_HEAD(added);
+	unsigned int cpu;
+	int ret = 0;
+
+	mutex_lock(&listeners_mutex);
+	ls = genl_sk_priv_get(&family, sk);
+	if (IS_ERR(ls)) {
+		ret = PTR_ERR(ls);
+		goto out;
+	}
+	l = ls->l;
+	if (l && !same_requester(&l->rq, rq)) {
+		ret = -EBUSY;
+		goto out;
+	}
+	if (!l) {
+		l = listener_new(rq, sk);
+		if (IS_ERR(l)) {
+			ret = PTR_ERR(l);
+			goto out;
+		}
+	}
+	for_each_cpu(cpu, mask) {
+		if (listener_on(l, cpu))
+			continue;
+		link = kmalloc_node(sizeof(*link), GFP_KERNEL_ACCOUNT,
+				    cpu_to_node(cpu));
+		if (!link) {
+			ret = -ENOMEM;
+			break;
+		}
+		link->l = l;
+		link->cpu = cpu;
+		list_add_tail(&link->sibling, &added);
+	}
+	if (ret) {
+		list_for_each_entry_safe(link, tmp, &added, sibling)
+			kfree(link);
+		if (!ls->l)
+			listener_drop(l);
+		goto out;
+	}
+	list_for_each_entry_safe(link, tmp, &added, sibling) {
+		struct cpu_listeners *cl = per_cpu_ptr(l->nsl->cpu, link->cpu);
+
+		list_move_tail(&link->sibling, &l->links);
+		link->seq = cl->seq + 1;
+		list_add_tail_rcu(&link->node, &cl->list);
+		/*
+		 * Pairs with notify_listeners(): a walk that sees the new
+		 * seq sees the link; one that does not skips it.
+		 */
+		smp_store_release(&cl->seq, link->seq);
+	}
+	/* An empty cpulist registers nothing. */
+	if (list_empty(&l->links)) {
+		listener_drop(l);
+		l = NULL;
+	}
+	ls->l = l;
+out:
+	mutex_unlock(&listeners_mutex);
+	return ret;
+}
+
+/* Removes the CPUs of @mask from the listener of @sk, if it has one. */
+static void listener_del(struct sock *sk, const struct cpumask *mask)
+{
+	struct listener_link *link, *tmp;
+	struct listener_sock *ls;
+	struct listener *l;
+
+	mutex_lock(&listeners_mutex);
+	ls = __genl_sk_priv_get(&family, sk);
+	if (IS_ERR_OR_NULL(ls) || !ls->l)
+		goto out;
+	l = ls->l;
+	list_for_each_entry_safe(link, tmp, &l->links, sibling) {
+		if (!cpumask_test_cpu(link->cpu, mask))
+			continue;
+		list_del_rcu(&link->node);
+		list_del(&link->sibling);
+		call_srcu(&listeners_srcu, &link->rcu, link_free_rcu);
+	}
+	/* A listener on no CPU is no listener: uncharge it. */
+	if (list_empty(&l->links)) {
+		listener_drop(l);
+		ls->l = NULL;
+	}
+out:
+	mutex_unlock(&listeners_mutex);
+}
+
+/* The socket is being released (sock_priv_destroy). */
+static void listener_sock_destroy(void *priv)
+{
+	struct listener_sock *ls = priv;
+
+	mutex_lock(&listeners_mutex);
+	if (ls->l)
+		listener_drop(ls->l);
+	ls->l = NULL;
+	mutex_unlock(&listeners_mutex);
+}
+
+/*
+ * Queues @skb on the listener's own socket, as netlink_unicast() would
+ * on the socket its port id names. A full socket drops it and reports
+ * ENOBUFS to its reader (netlink_attachskb() with no wait).
+ */
+static void listener_send(struct sock *sk, struct sk_buff *skb)
+{
+	long timeo = 0;
+
+	if (sock_flag(sk, SOCK_DEAD) || sk_filter(sk, skb)) {
+		kfree_skb(skb);
+		return;
+	}
+	sock_hold(sk);		/* both calls below consume one reference */
+	if (netlink_attachskb(sk, skb, &timeo, NULL))
+		return;
+	netlink_sendskb(sk, skb);
+}
 
 /* ----------------------------------------------------------- collectors */
 
@@ -378,23 +761,6 @@ static void collect_task(struct taskstats *stats, struct task_struct *tsk,
 	stats->nivcsw = tsk->nivcsw;
 	xacct_add_tsk(stats, tsk);
 	exe_add_tsk(stats, tsk);
-}
-
-/* One task by pid, if @rq may see and read it. */
-static int collect_pid(const struct requester *rq, u32 pid,
-		       struct taskstats *stats)
-{
-	struct task_struct *tsk = find_get_task_by_vpid(pid);
-	int ret = 0;
-
-	if (!tsk)
-		return -ESRCH;
-	if (may_read(rq, tsk))
-		collect_task(stats, tsk, rq->user_ns, rq->pid_ns);
-	else
-		ret = -EPERM;
-	put_task_struct(tsk);
-	return ret;
 }
 
 /*
@@ -450,18 +816,59 @@ static int collect_group(struct task_struct *leader, struct taskstats *stats)
 	return ret;
 }
 
-/* One thread group by tgid, if @rq may see and read its leader. */
-static int collect_tgid(const struct requester *rq, u32 tgid,
-			struct taskstats *stats)
+/*
+ * Collects the record of @tsk, or of its thread group if @group (@tsk is
+ * then its leader), if @rq may read it; -ESRCH if it was reaped. As for /proc/PID/io, the check
+ * and the collection are made under exec_update_lock: an exec between
+ * them could make a task readable a moment ago a setuid program. The
+ * initial namespace's admin reads everything and takes no lock.
+ */
+static int read_record(const struct requester *rq, struct task_struct *tsk,
+		       bool group, unsigned int mode, struct taskstats *stats)
 {
-	struct task_struct *leader = find_get_task_by_vpid(tgid);
-	int ret;
+	struct rw_semaphore *exec_lock = &tsk->signal->exec_update_lock;
+	int ret = 0;
 
-	if (!leader)
-		return -ESRCH;
-	ret = may_read(rq, leader) ? collect_group(leader, stats) : -EPERM;
-	put_task_struct(leader);
+	if (!rq->admin) {
+		ret = down_read_killable(exec_lock);
+		if (ret)
+			return ret;
+		if (!may_read(rq, tsk, mode)) {
+			ret = -EPERM;
+			goto out;
+		}
+	}
+	if (group) {
+		ret = collect_group(tsk, stats);
+	} else {
+		collect_task(stats, tsk, rq->cred->user_ns, rq->pid_ns);
+		/* Reaped meanwhile: its ids read as 0, and it is gone. */
+		if (!pid_alive(tsk))
+			ret = -ESRCH;
+	}
+out:
+	if (!rq->admin)
+		up_read(exec_lock);
 	return ret;
+}
+
+/*
+ * The task with pid @nr in the caller's pid namespace, or with @group the
+ * leader of its thread group (a thread's id names its group, as it always
+ * did); with a reference. While the task is hashed its leader is too.
+ */
+static struct task_struct *find_get_task(u32 nr, bool group)
+{
+	struct task_struct *tsk;
+
+	rcu_read_lock();
+	tsk = find_task_by_vpid(nr);
+	if (tsk && group)
+		tsk = pid_alive(tsk) ? READ_ONCE(tsk->group_leader) : NULL;
+	if (tsk)
+		get_task_struct(tsk);
+	rcu_read_unlock();
+	return tsk;
 }
 
 /* ------------------------------------------------------------ serialise */
@@ -547,6 +954,8 @@ static void msg_close(struct sk_buff *skb, struct ts_msg *msg)
 static int cmd_get_stats(struct sk_buff *skb, struct genl_info *info,
 			 int id_type, u32 id)
 {
+	bool group = id_type == TASKSTATS_TYPE_TGID;
+	struct task_struct *tsk;
 	struct taskstats *stats;
 	struct requester rq;
 	struct sk_buff *rep;
@@ -561,10 +970,12 @@ static int cmd_get_stats(struct sk_buff *skb, struct genl_info *info,
 			 &msg);
 	if (!stats)
 		goto fail;
-	if (id_type == TASKSTATS_TYPE_PID)
-		ret = collect_pid(&rq, id, stats);
-	else
-		ret = collect_tgid(&rq, id, stats);
+	ret = -ESRCH;
+	tsk = find_get_task(id, group);
+	if (!tsk)
+		goto fail;
+	ret = read_record(&rq, tsk, group, PTRACE_MODE_READ_FSCREDS, stats);
+	put_task_struct(tsk);
 	if (ret)
 		goto fail;
 	msg_close(rep, &msg);
@@ -596,11 +1007,12 @@ static int parse_cpumask(const struct nlattr *na, struct cpumask *mask)
 	return 0;
 }
 
-/* REGISTER_CPUMASK and DEREGISTER_CPUMASK: administrators only. */
-static int cmd_listener(struct sk_buff *skb, struct genl_info *info,
-			const struct nlattr *na, bool add)
+/*
+ * REGISTER_CPUMASK and DEREGISTER_CPUMASK: CAP_NET_ADMIN over the owner
+ * of the requester's pid namespace, for the opener and the sender.
+ */
+static int cmd_listener(struct sk_buff *skb, const struct nlattr *na, bool add)
 {
-	struct net *net = genl_info_net(info);
 	struct requester rq;
 	cpumask_var_t mask;
 	int ret;
@@ -614,9 +1026,9 @@ static int cmd_listener(struct sk_buff *skb, struct genl_info *info,
 	if (ret)
 		goto out;
 	if (add)
-		ret = listeners_add(mask, net, info->snd_portid, &rq);
+		ret = listener_add(&rq, NETLINK_CB(skb).sk, mask);
 	else
-		listeners_del(mask, net, info->snd_portid);
+		listener_del(NETLINK_CB(skb).sk, mask);
 out:
 	free_cpumask_var(mask);
 	return ret;
@@ -628,11 +1040,11 @@ static int taskstats_user_cmd(struct sk_buff *skb, struct genl_info *info)
 	struct nlattr **attrs = info->attrs;
 
 	if (attrs[TASKSTATS_CMD_ATTR_REGISTER_CPUMASK])
-		return cmd_listener(skb, info,
-				    attrs[TASKSTATS_CMD_ATTR_REGISTER_CPUMASK], true);
+		return cmd_listener(skb, attrs[TASKSTATS_CMD_ATTR_REGISTER_CPUMASK],
+				    true);
 	if (attrs[TASKSTATS_CMD_ATTR_DEREGISTER_CPUMASK])
-		return cmd_listener(skb, info,
-				    attrs[TASKSTATS_CMD_ATTR_DEREGISTER_CPUMASK], false);
+		return cmd_listener(skb, attrs[TASKSTATS_CMD_ATTR_DEREGISTER_CPUMASK],
+				    false);
 	if (attrs[TASKSTATS_CMD_ATTR_PID])
 		return cmd_get_stats(skb, info, TASKSTATS_TYPE_PID,
 				     nla_get_u32(attrs[TASKSTATS_CMD_ATTR_PID]));
@@ -668,51 +1080,98 @@ static struct task_struct *dump_next(struct pid_namespace *ns, int *nr,
 }
 
 /*
+ * A dump in progress, in cb->ctx. The requester is the dump's starter,
+ * captured at its start: later parts of the dump are built in
+ * netlink_recvmsg(), by whoever reads the socket.
+ */
+struct dump_ctx {
+	struct requester *rq;
+	int next;		/* pid number to resume from */
+	bool tgid;		/* one record per thread group */
+};
+
+static struct dump_ctx *dump_ctx(struct netlink_callback *cb)
+{
+	BUILD_BUG_ON(sizeof(struct dump_ctx) > sizeof(cb->ctx));
+	return (struct dump_ctx *)cb->ctx;
+}
+
+static int taskstats_dump_start(struct netlink_callback *cb)
+{
+	struct nlattr **attrs = genl_dumpit_info(cb)->info.attrs;
+	struct dump_ctx *ctx = dump_ctx(cb);
+
+	ctx->rq = kmalloc(sizeof(*ctx->rq), GFP_KERNEL);
+	if (!ctx->rq)
+		return -ENOMEM;
+	requester_init(ctx->rq, cb->skb);
+	requester_get(ctx->rq);
+	ctx->next = 0;
+	ctx->tgid = attrs && nla_get_flag(attrs[TASKSTATS_CMD_ATTR_DUMP_TGID]);
+	return 0;
+}
+
+static int taskstats_dump_done(struct netlink_callback *cb)
+{
+	struct dump_ctx *ctx = dump_ctx(cb);
+
+	requester_put(ctx->rq);
+	kfree(ctx->rq);
+	return 0;
+}
+
+/*
  * GET with NLM_F_DUMP: one TASKSTATS_CMD_NEW message per call, holding as
  * many records as fit. A message per record cost 12 % more per record
- * (framing, and the client's parsing). cb->args[0] is the pid number to
- * resume from; a task whose record has no room left opens the next
- * message.
+ * (framing, and the client's parsing). A task whose record has no room
+ * left opens the next message.
+ *
+ * Only the starter's credentials continue a dump: a read by any other
+ * (another process the socket was passed to, or the starter after an
+ * exec or a change of its ids) ends it with EPERM. Judging the reader
+ * instead would let a privileged reader fill an unprivileged socket;
+ * judging the starter's credentials in the reader's context would let the
+ * reader's own tasks pass unjudged.
  */
 static int taskstats_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 {
-	struct nlattr **attrs = genl_dumpit_info(cb)->info.attrs;
-	bool tgid = attrs && nla_get_flag(attrs[TASKSTATS_CMD_ATTR_DUMP_TGID]);
-	int id_type = tgid ? TASKSTATS_TYPE_TGID : TASKSTATS_TYPE_PID;
+	struct dump_ctx *ctx = dump_ctx(cb);
+	int id_type = ctx->tgid ? TASKSTATS_TYPE_TGID : TASKSTATS_TYPE_PID;
+	const struct requester *rq = ctx->rq;
+	int records = 0, retried = -1;
 	struct task_struct *tsk;
 	struct taskstats *stats;
-	struct requester rq;
-	int nr = cb->args[0];
-	int records = 0, retried = -1;
+	int nr = ctx->next;
 	bool full = false;
 	struct nlattr *nest;
+	int ret, err = 0;
 	void *hdr;
-	int ret;
 
+	if (current_cred() != rq->cred)
+		return -EPERM;
 	hdr = genlmsg_put(skb, NETLINK_CB(cb->skb).portid, cb->nlh->nlmsg_seq,
 			  &family, NLM_F_MULTI, TASKSTATS_CMD_NEW);
 	if (!hdr)
 		return -EMSGSIZE;
-	requester_init(&rq, cb->skb);
-	for (; (tsk = dump_next(rq.pid_ns, &nr, tgid)); nr++) {
-		if (!may_read(&rq, tsk)) {
-			put_task_struct(tsk);
-			continue;
-		}
+	for (; (tsk = dump_next(rq->pid_ns, &nr, ctx->tgid)); nr++) {
 		stats = record_open(skb, id_type, nr, &nest);
 		if (!stats) {		/* full: this task opens the next one */
 			put_task_struct(tsk);
 			full = true;
 			break;
 		}
-		ret = 0;
-		if (tgid)
-			ret = collect_group(tsk, stats);
-		else
-			collect_task(stats, tsk, rq.user_ns, rq.pid_ns);
+		ret = read_record(rq, tsk, ctx->tgid,
+				  PTRACE_MODE_READ_FSCREDS | PTRACE_MODE_NOAUDIT,
+				  stats);
 		put_task_struct(tsk);
 		if (ret) {
 			nla_nest_cancel(skb, nest);
+			if (ret == -EPERM)	/* not the requester's to read */
+				continue;
+			if (ret != -ESRCH) {	/* a fatal signal */
+				err = ret;
+				break;
+			}
 			/*
 			 * The leader was released: the group died, or another
 			 * thread's exec made that thread the leader of @nr.
@@ -727,11 +1186,13 @@ static int taskstats_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 		nla_nest_end(skb, nest);
 		records++;
 	}
-	cb->args[0] = nr;
+	ctx->next = nr;
 	if (records)
 		genlmsg_end(skb, hdr);
 	else
 		genlmsg_cancel(skb, hdr);
+	if (err)
+		return err;	/* ends the dump, after the records so far */
 	if (!full)
 		return 0;	/* the end: NLMSG_DONE can share this skb */
 	/* A record that fits in no message at all would loop forever. */
@@ -821,21 +1282,6 @@ static void group_fold_exit(struct task_struct *tsk, struct taskstats *group)
 	spin_unlock_irqrestore(&sighand->siglock, flags);
 }
 
-/* Whether listener @s may hear of @tsk: visible in its pid namespace and readable. */
-static bool listener_sees(const struct listener *s, struct task_struct *tsk)
-{
-	bool own;
-
-	if (!task_pid_nr_ns(tsk, s->rq.pid_ns))
-		return false;
-	if (s->rq.admin)
-		return true;
-	rcu_read_lock();
-	own = in_userns(s->rq.pid_ns->user_ns, __task_cred(tsk)->user_ns);
-	rcu_read_unlock();
-	return own;
-}
-
 /*
  * The exit message of @tsk with the ids of @rq's namespaces, with the
  * record of its group @group when it is the group's last thread.
@@ -859,7 +1305,7 @@ static struct sk_buff *exit_msg(struct task_struct *tsk, int group_dead,
 			 &msg);
 	if (!stats)
 		goto fail;
-	collect_task(stats, tsk, rq->user_ns, rq->pid_ns);
+	collect_task(stats, tsk, rq->cred->user_ns, rq->pid_ns);
 	if (group_dead)
 		stats->ac_flag |= AGROUP;
 	if (with_group) {
@@ -886,25 +1332,35 @@ fail:
 }
 
 /*
- * Sends @tsk's exit to the listeners of @l that may hear of it. Listeners
- * sharing namespaces (usually all of them) share one message, cloned.
+ * Sends @tsk's exit to the listeners of one CPU of one pid namespace that
+ * may hear of it: the initial namespace's admin hears of every task, any
+ * other listener of the tasks it could read. Listeners sharing namespaces
+ * (usually all of them) share one message, cloned.
  */
 static void notify_listeners(struct task_struct *tsk, int group_dead,
-			     struct taskstats *group, struct listener_list *l)
+			     struct taskstats *group, struct cpu_listeners *cl)
 {
 	const struct requester *view = NULL;
 	struct sk_buff *msg = NULL, *skb;
-	bool stale = false;
-	struct listener *s;
+	struct listener_link *link;
+	u64 seq;
 
-	down_read(&l->sem);
-	list_for_each_entry(s, &l->list, list) {
-		if (!listener_sees(s, tsk))
+	/* Pairs with listener_add(): links of a later seq are not ours. */
+	seq = smp_load_acquire(&cl->seq);
+
+	list_for_each_entry_srcu(link, &cl->list, node,
+				 srcu_read_lock_held(&listeners_srcu)) {
+		const struct requester *rq = &link->l->rq;
+
+		if (link->seq > seq)
+			continue;	/* added during this walk */
+		if (!may_read(rq, tsk,
+			      PTRACE_MODE_READ_FSCREDS | PTRACE_MODE_NOAUDIT))
 			continue;
-		if (!view || view->pid_ns != s->rq.pid_ns ||
-		    view->user_ns != s->rq.user_ns) {
+		if (!view || view->pid_ns != rq->pid_ns ||
+		    view->cred->user_ns != rq->cred->user_ns) {
 			nlmsg_free(msg);
-			view = &s->rq;
+			view = rq;
 			msg = exit_msg(tsk, group_dead, group, view);
 			if (!msg)
 				break;
@@ -912,26 +1368,38 @@ static void notify_listeners(struct task_struct *tsk, int group_dead,
 		skb = skb_clone(msg, GFP_KERNEL);
 		if (!skb)
 			break;
-		if (genlmsg_unicast(s->net, skb, s->portid) == -ECONNREFUSED) {
-			s->valid = false;
-			stale = true;
-		}
+		listener_send(link->l->sk, skb);
 	}
-	up_read(&l->sem);
 	nlmsg_free(msg);
-	if (stale)
-		listeners_prune(l);
+}
+
+/*
+ * Whether anyone may listen to @tsk's exit on @cpu. The lists are read
+ * without SRCU: a listener registering at this very moment may miss this
+ * exit, as it would had it registered a moment later. A task of the
+ * initial pid namespace only looks at that namespace's list.
+ */
+static bool exit_heard(struct task_struct *tsk, unsigned int cpu)
+{
+	if (!list_empty(&per_cpu_ptr(init_listeners.cpu, cpu)->list))
+		return true;
+	return task_active_pid_ns(tsk)->level && atomic_read(&nr_nsl);
 }
 
 /**
  * taskstats_exit() - account an exiting task and tell the listeners.
  * @tsk: the exiting task (current)
  * @group_dead: whether @tsk is the last live thread of its group
+ *
+ * The listeners are those of the CPU @tsk exits on, in its pid namespace
+ * and each ancestor: those that see it.
  */
 void taskstats_exit(struct task_struct *tsk, int group_dead)
 {
-	struct listener_list *l;
+	unsigned int cpu = raw_smp_processor_id();
+	struct pid_namespace *ns;
 	struct taskstats *group;
+	int idx;
 
 	if (!family_registered)
 		return;
@@ -940,10 +1408,17 @@ void taskstats_exit(struct task_struct *tsk, int group_dead)
 	if (group)
 		group_fold_exit(tsk, group);
 
-	l = raw_cpu_ptr(&listener_array);
-	if (list_empty(&l->list))
+	if (!exit_heard(tsk, cpu))
 		return;
-	notify_listeners(tsk, group_dead, group, l);
+	idx = srcu_read_lock(&listeners_srcu);
+	for (ns = task_active_pid_ns(tsk); ns; ns = ns->parent) {
+		struct ns_listeners *nsl = nsl_find(ns);
+
+		if (nsl)
+			notify_listeners(tsk, group_dead, group,
+					 per_cpu_ptr(nsl->cpu, cpu));
+	}
+	srcu_read_unlock(&listeners_srcu, idx);
 }
 
 /* --------------------------------------------------------------- family */
@@ -968,7 +1443,9 @@ static const struct genl_ops taskstats_ops[] = {
 		.validate	= GENL_DONT_VALIDATE_STRICT |
 				  GENL_DONT_VALIDATE_DUMP_STRICT,
 		.doit		= taskstats_user_cmd,
+		.start		= taskstats_dump_start,
 		.dumpit		= taskstats_dumpit,
+		.done		= taskstats_dump_done,
 		.policy		= taskstats_cmd_get_policy,
 		.maxattr	= ARRAY_SIZE(taskstats_cmd_get_policy) - 1,
 	},
@@ -989,6 +1466,14 @@ static struct genl_family family __ro_after_init = {
 	.n_ops		= ARRAY_SIZE(taskstats_ops),
 	.resv_start_op	= CGROUPSTATS_CMD_GET + 1,
 	.netnsok	= true,
+	/*
+	 * Every request is answered from per-task state and its own locks:
+	 * none needs genl_mutex, and a long dump must not hold it against
+	 * other families.
+	 */
+	.parallel_ops	= true,
+	.sock_priv_size	= sizeof(struct listener_sock),
+	.sock_priv_destroy = listener_sock_destroy,
 };
 
 /**
@@ -999,10 +1484,8 @@ void __init taskstats_init_early(void)
 	unsigned int cpu;
 
 	taskstats_cache = KMEM_CACHE(taskstats, SLAB_PANIC);
-	for_each_possible_cpu(cpu) {
-		INIT_LIST_HEAD(&per_cpu(listener_array, cpu).list);
-		init_rwsem(&per_cpu(listener_array, cpu).sem);
-	}
+	for_each_possible_cpu(cpu)
+		INIT_LIST_HEAD(&per_cpu_ptr(init_listeners.cpu, cpu)->list);
 }
 
 /* Late, so that every collector is ready before the first request. */
@@ -1012,11 +1495,8 @@ static int __init taskstats_init(void)
 
 	if (ret)
 		return ret;
-	ret = netlink_register_notifier(&taskstats_netlink_nb);
-	if (ret) {
-		genl_unregister_family(&family);
-		return ret;
-	}
+	init_user_ns.ucount_max[UCOUNT_TASKSTATS_LISTENERS] =
+		TASKSTATS_LISTENERS_MAX;
 	family_registered = true;
 	pr_info("registered taskstats version %d\n", TASKSTATS_GENL_VERSION);
 	return 0;
