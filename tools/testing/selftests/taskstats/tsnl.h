@@ -82,6 +82,7 @@ typedef void (*tsnl_dump_fn)(uint32_t id, int aggr, const struct taskstats *ts,
 			     void *arg);
 int tsnl_dump(int fd, uint16_t family, bool tgid, tsnl_dump_fn fn, void *arg,
 	      int *messages);
+int tsnl_dump_records(const struct nlmsghdr *h, tsnl_dump_fn fn, void *arg);
 
 /* Registers @fd for exits on every possible CPU, which it writes to @cpus. */
 int ts_register_all(int fd, uint16_t family, char *cpus, int size);
@@ -100,11 +101,14 @@ int ts_listener_open(int *fd, uint16_t *family, char *cpus, int size);
 int ts_run_child(int nl, int (*fn)(void *), void *arg, struct taskstats *ts,
 		 pid_t *pidp);
 
+int ts_exit_record(int nl, pid_t pid, struct taskstats *ts);
+
 /* Runs @fn in a child as uid and gid 65534 without capabilities. */
 int ts_as_nobody(int (*fn)(int fd, uint16_t family, pid_t other),
 		 uint16_t family, pid_t other);
 
 /* Small helpers shared by the tests. */
+bool ts_series_kernel(void);
 int ts_read_file(const char *path, char *buf, int size);
 int ts_write_file(const char *path, const char *s);
 int ts_proc_state(pid_t pid);

@@ -1,0 +1,441 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Who may read what: a requester reads a task's record if and only if it
+ * could read the task's /proc/PID/io, the initial namespace's admin aside.
+ *
+ * The matrix: each variant is a requester and a target made by an
+ * "agent", a process with an identity (a user, root, a container's root,
+ * a host root process that entered the container) that obeys commands
+ * sent over a socket pair. The requester's agent opens /proc/PID/io (its
+ * own /proc: a container mounts one for its pid namespace) and then asks
+ * taskstats by pid, by tgid, by dump and by exit listener; every answer
+ * must be the /proc answer, and the /proc answer the one the variant
+ * documents. Targets are named by a pidfd, which each agent turns into
+ * its own pid number (0: not in its pid namespace), and recognised in
+ * records by their command name.
+ *
+ * Then what the matrix cannot show: a socket handed from a user to root
+ * (the reader's or writer's credentials must not decide), a setuid exec
+ * racing a GET, and a TGID GET naming a thread whose credentials differ
+ * from its leader's.
+ *
+ * A kernel without the dump (the reference) skips the tests: there only
+ * CAP_NET_ADMIN reads at all.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+
+#include "../kselftest_harness.h"
+#include "agent.h"
+#include "tsnl.h"
+
+#ifndef PIDFD_THREAD
+#define PIDFD_THREAD	O_EXCL
+#endif
+
+/* ---------------------------------------------------------------- matrix */
+
+FIXTURE(access) {
+	struct agent requester, maker, container;
+	int target;		/* pidfd */
+	char name[16];
+};
+
+FIXTURE_VARIANT(access) {
+	enum who requester;
+	enum who maker;
+	int spawn;		/* SPAWN_* */
+	bool readable;		/* what /proc/PID/io must answer */
+};
+
+FIXTURE_VARIANT_ADD(access, same_user) {
+	.requester = HOST_A, .maker = HOST_A, .readable = true,
+};
+
+FIXTURE_VARIANT_ADD(access, another_user) {
+	.requester = HOST_B, .maker = HOST_A, .readable = false,
+};
+
+FIXTURE_VARIANT_ADD(access, root_and_an_undumpable_process) {
+	.requester = HOST_ROOT, .maker = HOST_A, .spawn = SPAWN_UNDUMPABLE,
+	.readable = true,
+};
+
+FIXTURE_VARIANT_ADD(access, user_and_its_setuid_program) {
+	.requester = HOST_A, .maker = HOST_A, .spawn = SPAWN_SETUID,
+	.readable = false,
+};
+
+FIXTURE_VARIANT_ADD(access, user_and_its_undumpable_process) {
+	.requester = HOST_A, .maker = HOST_A, .spawn = SPAWN_UNDUMPABLE,
+	.readable = false,
+};
+
+/* A zombie's /proc files are root's: its final record is the admin's. */
+FIXTURE_VARIANT_ADD(access, user_and_its_zombie) {
+	.requester = HOST_A, .maker = HOST_A, .spawn = SPAWN_ZOMBIE,
+	.readable = false,
+};
+
+FIXTURE_VARIANT_ADD(access, root_and_a_zombie) {
+	.requester = HOST_ROOT, .maker = HOST_A, .spawn = SPAWN_ZOMBIE,
+	.readable = true,
+};
+
+FIXTURE_VARIANT_ADD(access, container_root_and_its_own_task) {
+	.requester = CONTAINER, .maker = CONTAINER, .readable = true,
+};
+
+FIXTURE_VARIANT_ADD(access, container_root_and_an_undumpable_host_process_that_entered) {
+	.requester = CONTAINER, .maker = ENTERED, .spawn = SPAWN_UNDUMPABLE,
+	.readable = false,
+};
+
+FIXTURE_VARIANT_ADD(access, container_root_and_a_dumpable_host_root_process_that_entered) {
+	.requester = CONTAINER, .maker = ENTERED, .readable = false,
+};
+
+FIXTURE_VARIANT_ADD(access, container_root_and_a_host_task_of_its_own_uid) {
+	.requester = CONTAINER, .maker = HOST_A, .readable = false,
+};
+
+FIXTURE_VARIANT_ADD(access, root_and_a_container_task) {
+	.requester = HOST_ROOT, .maker = CONTAINER, .readable = true,
+};
+
+FIXTURE_SETUP(access)
+{
+	bool need_container = variant->requester == CONTAINER ||
+			      variant->maker == CONTAINER || variant->maker == ENTERED;
+	struct agent *r = &self->requester, *m = &self->maker;
+	pid_t init = 0;
+	int ret;
+
+	memset(self, 0, sizeof(*self));
+	self->target = -1;
+	if (!ts_series_kernel())
+		SKIP(return, "this kernel has no access rules beyond CAP_NET_ADMIN (no dump)");
+	if (variant->spawn & SPAWN_SETUID)
+		ASSERT_EQ(0, copy_self(SUID_PATH, true));
+	if (need_container) {
+		ret = agent_start(&self->container, CONTAINER, &init);
+		if (ret == 4)
+			SKIP(return, "cannot create a user namespace");
+		ASSERT_EQ(0, ret);
+	}
+	if (variant->requester == CONTAINER)
+		r = &self->container;
+	else
+		ASSERT_EQ(0, agent_start(r, variant->requester, &init));
+	if (variant->maker == CONTAINER)
+		m = &self->container;
+	else
+		ASSERT_EQ(0, agent_start(m, variant->maker, &init));
+	snprintf(self->name, sizeof(self->name), "%s",
+		 variant->spawn & SPAWN_SETUID ? "ts_suid" : "ts_target");
+	ASSERT_EQ(0, ask(m, OP_SPAWN, variant->spawn, self->name, -1, &self->target));
+	ASSERT_LE(0, self->target);
+	/* The oracle, and the case the variant is about. */
+	ASSERT_EQ(variant->readable, ask(r, OP_PROC_IO, 0, self->name, self->target, NULL));
+}
+
+FIXTURE_TEARDOWN(access)
+{
+	if (self->target >= 0) {
+		syscall(SYS_pidfd_send_signal, self->target, SIGKILL, NULL, 0);
+		close(self->target);
+	}
+	agent_stop(&self->requester);
+	agent_stop(&self->maker);
+	agent_stop(&self->container);
+	unlink(SUID_PATH);
+}
+
+static struct agent *requester_of(struct _test_data_access *self,
+				  const struct _fixture_variant_access *variant)
+{
+	return variant->requester == CONTAINER ? &self->container : &self->requester;
+}
+
+TEST_F(access, get_by_pid_answers_as_proc_pid_io_does)
+{
+	EXPECT_EQ(variant->readable, ask(requester_of(self, variant), OP_GET_PID, 0,
+					 self->name, self->target, NULL));
+}
+
+TEST_F(access, get_by_tgid_answers_as_proc_pid_io_does)
+{
+	EXPECT_EQ(variant->readable, ask(requester_of(self, variant), OP_GET_TGID, 0,
+					 self->name, self->target, NULL));
+}
+
+TEST_F(access, dump_lists_the_task_iff_proc_pid_io_is_readable)
+{
+	EXPECT_EQ(variant->readable, ask(requester_of(self, variant), OP_DUMP, 0,
+					 self->name, self->target, NULL));
+}
+
+TEST_F(access, dump_by_tgid_lists_the_group_iff_proc_pid_io_is_readable)
+{
+	EXPECT_EQ(variant->readable, ask(requester_of(self, variant), OP_DUMP_TGID, 0,
+					 self->name, self->target, NULL));
+}
+
+/*
+ * Only CAP_NET_ADMIN over the owner of one's pid namespace may listen at
+ * all (root, a container's root); the others are refused and hear nothing.
+ */
+TEST_F(access, exit_listener_hears_the_exit_iff_proc_pid_io_is_readable)
+{
+	struct agent *r = requester_of(self, variant);
+	int ret = ask(r, OP_LISTEN, 0, self->name, -1, NULL);
+
+	if (variant->requester == HOST_A || variant->requester == HOST_B) {
+		EXPECT_EQ(-EPERM, ret);
+		return;
+	}
+	ASSERT_EQ(0, ret);
+	if (variant->spawn & SPAWN_ZOMBIE)
+		SKIP(return, "a zombie has exited already: there is no exit left to hear");
+	ASSERT_EQ(0, syscall(SYS_pidfd_send_signal, self->target, SIGKILL, NULL, 0));
+	EXPECT_EQ(variant->readable, ask(r, OP_HEARD, 0, self->name, -1, NULL));
+}
+
+/* ------------------------------------------------------ exec and threads */
+
+FIXTURE(alone) {
+	struct agent user;
+	pid_t target;
+	int pidfd;
+};
+
+FIXTURE_SETUP(alone)
+{
+	pid_t init = 0;
+
+	memset(self, 0, sizeof(*self));
+	self->pidfd = -1;
+	if (!ts_series_kernel())
+		SKIP(return, "this kernel has no access rules beyond CAP_NET_ADMIN (no dump)");
+	ASSERT_EQ(0, agent_start(&self->user, HOST_A, &init));
+}
+
+FIXTURE_TEARDOWN(alone)
+{
+	if (self->target > 0) {
+		kill(self->target, SIGKILL);
+		waitpid(self->target, NULL, 0);
+	}
+	if (self->pidfd >= 0)
+		close(self->pidfd);
+	agent_stop(&self->user);
+	unlink(SUID_PATH);
+	unlink(PLAIN_PATH);
+}
+
+/*
+ * A process of user A execs a setuid-root program, which drops its
+ * privileges and execs a plain one, and so on. A's GETs of it must never
+ * return the setuid program's record: the check and the collection are
+ * one step for an exec (exec_update_lock), as for /proc/PID/io.
+ */
+TEST_F_TIMEOUT(alone, a_get_racing_a_setuid_exec_never_returns_the_setuid_program, 60)
+{
+	int got = 0;
+
+	ASSERT_EQ(0, copy_self(SUID_PATH, true));
+	ASSERT_EQ(0, copy_self(PLAIN_PATH, false));
+	self->target = fork();
+	ASSERT_LE(0, self->target);
+	if (self->target == 0) {
+		become(UID_A);
+		setenv("TS_FLIP", "1", 1);
+		execl(PLAIN_PATH, "ts_plain", (char *)NULL);
+		_exit(1);
+	}
+	self->pidfd = syscall(SYS_pidfd_open, self->target, 0);
+	ASSERT_LE(0, self->pidfd);
+	EXPECT_EQ(0, ask2(&self->user, OP_RACE, 5000, "", self->pidfd, NULL, &got));
+	TH_LOG("%d GETs of the plain program succeeded", got);
+	EXPECT_LT(0, got);
+}
+
+static void *become_a_alone(void *arg)
+{
+	int *tid = arg;
+
+	/* The raw calls change this thread's credentials only. */
+	if (syscall(SYS_setresgid, UID_A, UID_A, UID_A) ||
+	    syscall(SYS_setresuid, UID_A, UID_A, UID_A))
+		return NULL;
+	prctl(PR_SET_DUMPABLE, 1);
+	*tid = gettid();
+	for (;;)
+		pause();
+	return NULL;
+}
+
+/*
+ * Root's process with one thread running as user A: A may read that
+ * thread's own record, but a TGID GET naming it sums the group, which is
+ * judged on its leader (root's), as /proc/TGID/io is.
+ */
+TEST_F(alone, a_tgid_get_naming_a_thread_judges_the_groups_leader)
+{
+	int ready[2], tid = 0, thread;
+
+	ASSERT_EQ(0, pipe(ready));
+	self->target = fork();
+	ASSERT_LE(0, self->target);
+	if (self->target == 0) {
+		static int t;
+		pthread_t th;
+
+		if (pthread_create(&th, NULL, become_a_alone, &t))
+			_exit(1);
+		while (!__atomic_load_n(&t, __ATOMIC_ACQUIRE))
+			usleep(1000);
+		if (write(ready[1], &t, sizeof(t)) != sizeof(t))
+			_exit(1);
+		for (;;)
+			pause();
+	}
+	ASSERT_EQ((ssize_t)sizeof(tid), read(ready[0], &tid, sizeof(tid)));
+	thread = syscall(SYS_pidfd_open, tid, PIDFD_THREAD);
+	ASSERT_LE(0, thread);
+	self->pidfd = syscall(SYS_pidfd_open, self->target, 0);
+	ASSERT_LE(0, self->pidfd);
+	/* The oracle: the leader's io is root's, the thread's own is A's. */
+	EXPECT_EQ(0, ask(&self->user, OP_PROC_IO, 0, "", self->pidfd, NULL));
+	EXPECT_EQ(0, ask(&self->user, OP_GET_TGID, 0, "", thread, NULL));
+	EXPECT_EQ(0, ask(&self->user, OP_GET_TGID, 0, "", self->pidfd, NULL));
+	EXPECT_EQ(1, ask(&self->user, OP_GET_PID, 0, "access_test", thread, NULL));
+	close(thread);
+}
+
+/* ------------------------------------------------- sockets changing hands */
+
+#define HERD	60
+
+/* Tasks of root and of user A with interleaved pids, and A's agent. */
+FIXTURE(handover) {
+	struct agent user;
+	pid_t herd[HERD];
+	int n;
+	int sock;		/* our duplicate of the user's socket */
+	uint16_t family;
+};
+
+FIXTURE_SETUP(handover)
+{
+	pid_t init = 0;
+	int fd, pidfd;
+
+	memset(self, 0, sizeof(*self));
+	self->sock = -1;
+	if (!ts_series_kernel())
+		SKIP(return, "this kernel has no access rules beyond CAP_NET_ADMIN (no dump)");
+	fd = tsnl_open();
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, tsnl_family(fd, TASKSTATS_GENL_NAME, &self->family));
+	close(fd);
+	ASSERT_EQ(0, agent_start(&self->user, HOST_A, &init));
+	for (int i = 0; i < HERD; i++) {
+		pid_t pid = fork();
+
+		if (pid == 0) {
+			for (;;)
+				pause();
+		}
+		ASSERT_LT(0, pid);
+		self->herd[self->n++] = pid;
+		ASSERT_EQ(0, ask(&self->user, OP_SPAWN, 0, "ts_herd", -1, &pidfd));
+		close(pidfd);
+	}
+	ASSERT_EQ(0, ask(&self->user, OP_HELD_OPEN, 0, "", -1, &self->sock));
+	ASSERT_LE(0, self->sock);
+}
+
+FIXTURE_TEARDOWN(handover)
+{
+	for (int i = 0; i < self->n; i++) {
+		kill(self->herd[i], SIGKILL);
+		waitpid(self->herd[i], NULL, 0);
+	}
+	if (self->sock >= 0)
+		close(self->sock);
+	agent_stop(&self->user);
+}
+
+/*
+ * The user starts a dump and hands its socket to root (in life: the
+ * stdin of a setuid program), which reads once; the rest of the dump is
+ * the user's again. Root's read must not build records with root's
+ * credentials: the dump ends there, with EPERM, and no record of root's
+ * tasks ever reaches the user's socket.
+ */
+TEST_F_TIMEOUT(handover, a_dump_read_once_by_root_ends_without_a_record_of_roots, 60)
+{
+	static char buf[TSNL_BUF_SIZE];
+	int roots, end = 0;
+
+	ASSERT_EQ(0, ask(&self->user, OP_HELD_DUMP, 0, "", -1, NULL));
+	ASSERT_LT(0, tsnl_recv(self->sock, buf, sizeof(buf), 0));
+	roots = ask2(&self->user, OP_HELD_REST, 0, "", -1, NULL, &end);
+	TH_LOG("the user received %d records of root's tasks; the dump ended with %d",
+	       roots, end);
+	EXPECT_EQ(0, roots);
+	EXPECT_EQ(-EPERM, end);
+}
+
+/*
+ * Root write(2)s a GET of @pid on the user's socket, as a setuid program
+ * writes to its stdout; the user reads the answer. (A sendto(2), which
+ * names its destination, is the sender's deliberate act: like
+ * netlink_capable(), taskstats then judges the sender alone.)
+ */
+static int root_gets_for_the_user(struct _test_data_handover *self, pid_t pid)
+{
+	struct tsnl_msg m;
+
+	tsnl_msg_init(&m, self->family, TASKSTATS_CMD_GET, 0);
+	tsnl_put_u32(&m, TASKSTATS_CMD_ATTR_PID, pid);
+	if (write(self->sock, m.buf, m.nlh.nlmsg_len) != (ssize_t)m.nlh.nlmsg_len)
+		return -EIO;
+	return ask(&self->user, OP_HELD_ANSWER, 0, "", -1, NULL);
+}
+
+TEST_F(handover, a_get_root_writes_on_a_users_socket_is_eperm)
+{
+	EXPECT_EQ(-EPERM, root_gets_for_the_user(self, 1));
+}
+
+/* Root's own process passes root's check, not the opener's. */
+TEST_F(handover, a_get_of_roots_own_process_on_a_users_socket_is_eperm)
+{
+	EXPECT_EQ(-EPERM, root_gets_for_the_user(self, getpid()));
+}
+
+/* The user's own tasks stay readable through its socket, whoever writes. */
+TEST_F(handover, a_get_of_the_users_task_root_writes_on_its_socket_succeeds)
+{
+	EXPECT_EQ(1, root_gets_for_the_user(self, self->user.pid));
+}
+
+TEST_HARNESS_MAIN

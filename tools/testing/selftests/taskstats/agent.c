@@ -1,0 +1,620 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Agents for the access tests: see agent.h. Each obeys commands until its
+ * socket closes, answering with an int, a second int and maybe a file
+ * descriptor; targets it spawns are named by a pidfd, which every agent
+ * turns into a pid number of its own pid namespace.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+
+#include "../kselftest.h"
+#include "agent.h"
+#include "tsnl.h"
+
+/* Started as a copy of this program with TS_PARK set: wait to be killed. */
+__attribute__((constructor)) static void park(void)
+{
+	const char *flip = getenv("TS_FLIP");
+
+	if (flip) {
+		/*
+		 * The setuid race: ts_suid drops its privileges and execs
+		 * ts_plain, which execs ts_suid again, for ever.
+		 */
+		if (geteuid() == 0) {
+			if (setresuid(UID_A, UID_A, UID_A))
+				_exit(1);
+			execl(PLAIN_PATH, "ts_plain", (char *)NULL);
+		} else {
+			execl(SUID_PATH, "ts_suid", (char *)NULL);
+		}
+		_exit(1);
+	}
+	if (!getenv("TS_PARK"))
+		return;
+	for (;;)
+		pause();
+}
+
+/* Sends @len bytes of @buf, and @fd if >= 0. */
+int send_fd(int sock, const void *buf, size_t len, int fd)
+{
+	char ctl[CMSG_SPACE(sizeof(int))] = { 0 };
+	struct iovec iov = { (void *)buf, len };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
+	struct cmsghdr *c;
+
+	if (fd >= 0) {
+		mh.msg_control = ctl;
+		mh.msg_controllen = sizeof(ctl);
+		c = CMSG_FIRSTHDR(&mh);
+		c->cmsg_level = SOL_SOCKET;
+		c->cmsg_type = SCM_RIGHTS;
+		c->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(c), &fd, sizeof(int));
+	}
+	return sendmsg(sock, &mh, 0) == (ssize_t)len ? 0 : -1;
+}
+
+/* Receives up to @len bytes into @buf and a file descriptor into *@fd. */
+int recv_fd(int sock, void *buf, size_t len, int *fd)
+{
+	char ctl[CMSG_SPACE(sizeof(int))];
+	struct iovec iov = { buf, len };
+	struct msghdr mh = {
+		.msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = ctl, .msg_controllen = sizeof(ctl),
+	};
+	struct cmsghdr *c;
+	ssize_t n;
+
+	*fd = -1;
+	n = recvmsg(sock, &mh, MSG_CMSG_CLOEXEC);
+	if (n <= 0)
+		return -1;
+	c = CMSG_FIRSTHDR(&mh);
+	if (c && c->cmsg_type == SCM_RIGHTS)
+		memcpy(fd, CMSG_DATA(c), sizeof(int));
+	return n;
+}
+
+/* The pid number of @pidfd in our /proc's pid namespace; 0 if none. */
+static pid_t pidfd_local(int pidfd)
+{
+	char path[64], buf[256], *p;
+
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", pidfd);
+	if (ts_read_file(path, buf, sizeof(buf)) < 0)
+		return -1;
+	p = strstr(buf, "Pid:");
+	return p ? atoi(p + 4) : -1;
+}
+
+static int proc_io_readable(pid_t pid)
+{
+	char path[64], buf[512];
+
+	if (pid <= 0)
+		return 0;
+	snprintf(path, sizeof(path), "/proc/%d/io", pid);
+	return ts_read_file(path, buf, sizeof(buf)) > 0;
+}
+
+/* The agent's own taskstats socket and listener, and one it shares. */
+static int nl = -1, listener = -1, held = -1;
+static int more[64];
+static unsigned int nr_more;
+static uint32_t held_seq;
+static uint16_t family;
+
+static int get_reads(int attr, pid_t pid, const char *name)
+{
+	static char buf[TSNL_BUF_SIZE];
+	struct tsnl_reply r;
+	struct taskstats ts;
+	int err;
+
+	if (pid <= 0)
+		return 0;
+	err = tsnl_get(nl, family, attr, pid, &ts, &r, buf);
+	if (err == -EPERM || err == -ESRCH)
+		return 0;
+	if (err)
+		return err;
+	if (r.id != (uint32_t)pid)
+		return -EBADMSG;
+	/* A PID record names its task; a TGID record has no name. */
+	if (attr == TASKSTATS_CMD_ATTR_PID && strcmp(ts.ac_comm, name))
+		return -EBADMSG;
+	return 1;
+}
+
+struct find {
+	const char *name;
+	pid_t pid;
+	bool found;
+};
+
+static void find_record(uint32_t id, int aggr, const struct taskstats *ts,
+			void *arg)
+{
+	struct find *f = arg;
+
+	if (aggr == TASKSTATS_TYPE_AGGR_TGID)
+		f->found |= f->pid > 0 && id == (uint32_t)f->pid;
+	else
+		f->found |= !strcmp(ts->ac_comm, f->name);
+}
+
+static int dump_lists(bool tgid, pid_t pid, const char *name)
+{
+	struct find f = { name, pid, false };
+	int n = tsnl_dump(nl, family, tgid, find_record, &f, NULL);
+
+	return n < 0 ? n : f.found;
+}
+
+static void heard_exit(const struct tsnl_exit *e, void *arg)
+{
+	struct find *f = arg;
+
+	if (e->have_pid && !strcmp(e->pid_ts.ac_comm, f->name))
+		f->found = true;
+}
+
+/* Waits up to two seconds for the exit of the task named @name. */
+static int heard(const char *name)
+{
+	struct find f = { name, 0, false };
+
+	for (int i = 0; i < 40 && !f.found; i++) {
+		usleep(50000);
+		tsnl_drain(listener, heard_exit, &f);
+	}
+	return f.found;
+}
+
+/* Whether @pid is a zombie, by its /proc/PID/stat. */
+static bool zombie(pid_t pid)
+{
+	char path[64], buf[512], *p;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	if (ts_read_file(path, buf, sizeof(buf)) < 0)
+		return false;
+	p = strrchr(buf, ')');
+	return p && p[1] == ' ' && p[2] == 'Z';
+}
+
+/*
+ * A target: named, maybe undumpable, a setuid program or a zombie (the
+ * child of the spawned process), parked.
+ */
+static int spawn(const struct cmd *c, int *pidfd)
+{
+	int ready[2], err = 0;
+	pid_t pid, target;
+
+	if (pipe2(ready, O_CLOEXEC))
+		return -errno;
+	pid = fork();
+	if (pid < 0)
+		return -errno;
+	if (pid == 0) {
+		/* Dies with the agent, unless it execs a setuid program. */
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		prctl(PR_SET_NAME, c->name);
+		if (c->arg & SPAWN_UNDUMPABLE)
+			prctl(PR_SET_DUMPABLE, 0);
+		if (c->arg & SPAWN_SETUID) {
+			/* The pipe closes at the exec: the agent then replies. */
+			setenv("TS_PARK", "1", 1);
+			execl(SUID_PATH, c->name, (char *)NULL);
+			_exit(1);
+		}
+		target = getpid();
+		if (c->arg & SPAWN_ZOMBIE) {
+			/* A child of ours that exits and is never reaped. */
+			signal(SIGCHLD, SIG_DFL);
+			target = fork();
+			if (target == 0)
+				_exit(0);
+			/* Only the zombie answers to the target's name. */
+			prctl(PR_SET_NAME, "ts_zparent");
+			while (target > 0 && !zombie(target))
+				usleep(1000);
+		}
+		if (write(ready[1], &target, sizeof(target)) != sizeof(target))
+			_exit(1);
+		for (;;)
+			pause();
+	}
+	close(ready[1]);
+	target = pid;
+	if (read(ready[0], &target, sizeof(target)) < 0)
+		err = -errno;
+	close(ready[0]);
+	*pidfd = syscall(SYS_pidfd_open, target, 0);
+	if (*pidfd < 0)
+		err = -errno;
+	return err;
+}
+
+static int held_dump(void)
+{
+	struct tsnl_msg m;
+
+	tsnl_msg_init(&m, family, TASKSTATS_CMD_GET, NLM_F_DUMP);
+	held_seq = m.nlh.nlmsg_seq;
+	return tsnl_send(held, &m);
+}
+
+static void count_root(uint32_t id, int aggr, const struct taskstats *ts,
+		       void *arg)
+{
+	*(int *)arg += ts->ac_uid == 0;
+}
+
+/*
+ * The rest of the dump on the shared socket: returns how many records of
+ * root's tasks it held, and its end code in *@end.
+ */
+static int held_rest(int *end)
+{
+	static char buf[TSNL_BUF_SIZE];
+	struct nlmsghdr *h;
+	int n, roots = 0;
+
+	for (;;) {
+		n = tsnl_recv(held, buf, sizeof(buf), 0);
+		if (n < 0) {
+			*end = n;
+			return roots;
+		}
+		for (h = (void *)buf; NLMSG_OK(h, n); h = NLMSG_NEXT(h, n)) {
+			if (h->nlmsg_seq != held_seq)
+				continue;
+			if (h->nlmsg_type == NLMSG_DONE) {
+				*end = *(int *)NLMSG_DATA(h);
+				return roots;
+			}
+			if (h->nlmsg_type == NLMSG_ERROR) {
+				*end = ((struct nlmsgerr *)NLMSG_DATA(h))->error;
+				return roots;
+			}
+			tsnl_dump_records(h, count_root, &roots);
+		}
+	}
+}
+
+/* One answer on the shared socket: 1 for a record, else the error. */
+static int held_answer(void)
+{
+	static char buf[TSNL_BUF_SIZE];
+	struct nlmsghdr *h = (void *)buf;
+	int n = tsnl_recv(held, buf, sizeof(buf), 0);
+
+	if (n < (int)NLMSG_HDRLEN)
+		return n < 0 ? n : -EBADMSG;
+	if (h->nlmsg_type == NLMSG_ERROR)
+		return ((struct nlmsgerr *)NLMSG_DATA(h))->error;
+	return 1;
+}
+
+/*
+ * GETs @pid for @ms milliseconds while it execs back and forth between a
+ * plain and a setuid program: returns how many records were of the setuid
+ * program (none may be), and in *@got how many records came back.
+ */
+static int race(pid_t pid, int ms, int *got)
+{
+	static char buf[TSNL_BUF_SIZE];
+	struct timespec t0, t;
+	struct tsnl_reply r;
+	struct taskstats ts;
+	int leaks = 0;
+
+	*got = 0;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do {
+		if (!tsnl_get(nl, family, TASKSTATS_CMD_ATTR_PID, pid, &ts, &r, buf)) {
+			(*got)++;
+			leaks += !strcmp(ts.ac_comm, "ts_suid");
+		}
+		clock_gettime(CLOCK_MONOTONIC, &t);
+	} while ((t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000 < ms);
+	return leaks;
+}
+
+/* One more socket listening on CPU 0, kept until OP_LISTEN_LESS. */
+static int listen_more(void)
+{
+	int fd, err;
+
+	if (nr_more == ARRAY_SIZE(more))
+		return -E2BIG;
+	fd = tsnl_open();
+	if (fd < 0)
+		return fd;
+	err = tsnl_cpumask(fd, family, TASKSTATS_CMD_ATTR_REGISTER_CPUMASK, "0");
+	if (err) {
+		close(fd);
+		return err;
+	}
+	more[nr_more++] = fd;
+	return 0;
+}
+
+static int obey(const struct cmd *c, int pidfd, int *reply_fd, int *aux)
+{
+	pid_t pid = pidfd >= 0 && c->op != OP_REGISTER_ON ? pidfd_local(pidfd) : 0;
+	char cpus[256];
+
+	switch (c->op) {
+	case OP_SPAWN:
+		return spawn(c, reply_fd);
+	case OP_PROC_IO:
+		return proc_io_readable(pid);
+	case OP_GET_PID:
+		return get_reads(TASKSTATS_CMD_ATTR_PID, pid, c->name);
+	case OP_GET_TGID:
+		return get_reads(TASKSTATS_CMD_ATTR_TGID, pid, c->name);
+	case OP_DUMP:
+		return dump_lists(false, pid, c->name);
+	case OP_DUMP_TGID:
+		return dump_lists(true, pid, c->name);
+	case OP_LISTEN:
+		listener = tsnl_open();
+		if (listener < 0)
+			return listener;
+		return ts_register_all(listener, family, cpus, sizeof(cpus));
+	case OP_HEARD:
+		return heard(c->name);
+	case OP_LISTEN_MORE:
+		return listen_more();
+	case OP_LISTEN_LESS:
+		if (!nr_more)
+			return -ENOENT;
+		close(more[--nr_more]);
+		return 0;
+	case OP_SET_LIMIT:
+		snprintf(cpus, sizeof(cpus), "%d", c->arg);
+		return ts_write_file("/proc/sys/user/max_taskstats_listeners", cpus);
+	case OP_REGISTER_ON:
+		return tsnl_cpumask(pidfd, family, TASKSTATS_CMD_ATTR_REGISTER_CPUMASK, "0");
+	case OP_HELD_OPEN:
+		held = tsnl_open();
+		if (held >= 0)
+			setsockopt(held, SOL_SOCKET, SO_RCVTIMEO,
+				   &(struct timeval){ .tv_sec = 10 }, sizeof(struct timeval));
+		*reply_fd = held;
+		return held < 0 ? held : 0;
+	case OP_HELD_DUMP:
+		return held_dump();
+	case OP_HELD_REST:
+		*aux = 0;
+		return held_rest(aux);
+	case OP_HELD_ANSWER:
+		return held_answer();
+	case OP_RACE:
+		return race(pid, c->arg, aux);
+	}
+	return -EINVAL;
+}
+
+static void serve(int sock)
+{
+	struct cmd c;
+	int fd, out;
+
+	signal(SIGCHLD, SIG_IGN);	/* targets reap themselves */
+	nl = tsnl_open();
+	if (nl < 0 || tsnl_family(nl, TASKSTATS_GENL_NAME, &family))
+		_exit(2);
+	while (recv_fd(sock, &c, sizeof(c), &fd) == sizeof(c)) {
+		int ret[2] = { 0, 0 };
+
+		out = -1;
+		ret[0] = obey(&c, fd, &out, &ret[1]);
+		if (fd >= 0)
+			close(fd);
+		if (send_fd(sock, ret, sizeof(ret), out))
+			break;
+		if (out >= 0 && out != held)
+			close(out);
+	}
+	_exit(0);
+}
+
+static int write_map(const char *file, const char *map)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/self/%s", file);
+	return ts_write_file(path, map);
+}
+
+/* Becomes @uid with no capabilities, dumpable like a login's processes. */
+void become(uid_t uid)
+{
+	if (setgroups(0, NULL) || setresgid(uid, uid, uid) || setresuid(uid, uid, uid))
+		_exit(3);
+	prctl(PR_SET_DUMPABLE, 1);
+}
+
+/*
+ * The container: user A makes user, pid, net and mount namespaces, maps
+ * root to itself, and its pid 1 mounts a /proc of its own and serves. The
+ * first message on the socket is pid 1's pid in our namespace.
+ */
+static void container_agent(int sock)
+{
+	pid_t init;
+	int status;
+
+	become(UID_A);
+	if (unshare(CLONE_NEWUSER))
+		_exit(4);	/* no user namespaces: the test skips */
+	if (write_map("setgroups", "deny") || write_map("uid_map", "0 65534 1") ||
+	    write_map("gid_map", "0 65534 1"))
+		_exit(5);
+	if (unshare(CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWNS))
+		_exit(6);
+	init = fork();
+	if (init == 0) {
+		if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) ||
+		    mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL))
+			_exit(7);
+		serve(sock);
+	}
+	if (init < 0 || send(sock, &init, sizeof(init), 0) != sizeof(init))
+		_exit(8);
+	waitpid(init, &status, 0);
+	_exit(0);
+}
+
+/* Host root joins @init's user, pid and mount namespaces, as runc exec does. */
+static void entered_agent(int sock, pid_t init)
+{
+	static const char * const ns[] = { "user", "pid", "mnt" };
+	char path[64];
+	pid_t child;
+	int fd;
+
+	for (int i = 0; i < 3; i++) {
+		snprintf(path, sizeof(path), "/proc/%d/ns/%s", init, ns[i]);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0 || setns(fd, 0))
+			_exit(9);
+		close(fd);
+	}
+	child = fork();		/* only children enter the pid namespace */
+	if (child == 0)
+		serve(sock);
+	waitpid(child, NULL, 0);
+	_exit(0);
+}
+
+/*
+ * Starts an agent. @init is the container's pid 1 for ENTERED, and is set
+ * for CONTAINER. Returns 0, 4 if user namespaces are unavailable, or
+ * another non-zero value on failure.
+ */
+int agent_start(struct agent *a, enum who role, pid_t *init)
+{
+	int sv[2], status;
+
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv))
+		return 1;
+	a->pid = fork();
+	if (a->pid < 0)
+		return 1;
+	if (a->pid == 0) {
+		close(sv[0]);
+		switch (role) {
+		case HOST_A:
+			become(UID_A);
+			break;
+		case HOST_B:
+			become(UID_B);
+			break;
+		case HOST_ROOT:
+			break;
+		case CONTAINER:
+			container_agent(sv[1]);
+			break;
+		case ENTERED:
+			entered_agent(sv[1], *init);
+			break;
+		}
+		serve(sv[1]);
+	}
+	close(sv[1]);
+	a->sock = sv[0];
+	if (role == CONTAINER &&
+	    recv(a->sock, init, sizeof(*init), 0) != sizeof(*init)) {
+		waitpid(a->pid, &status, 0);
+		close(a->sock);
+		a->pid = 0;
+		return WIFEXITED(status) && WEXITSTATUS(status) == 4 ? 4 : 1;
+	}
+	return 0;
+}
+
+void agent_stop(struct agent *a)
+{
+	if (a->pid <= 0)
+		return;
+	close(a->sock);
+	kill(a->pid, SIGKILL);
+	waitpid(a->pid, NULL, 0);
+	a->pid = 0;
+}
+
+/*
+ * Sends a command about the target @pidfd; returns the agent's answer,
+ * with a second value in *@aux and a file descriptor in *@reply_fd.
+ */
+int ask2(struct agent *a, int op, int arg, const char *name, int pidfd,
+	 int *reply_fd, int *aux)
+{
+	struct cmd c = { .op = op, .arg = arg };
+	int ret[2], fd;
+
+	snprintf(c.name, sizeof(c.name), "%s", name);
+	if (send_fd(a->sock, &c, sizeof(c), pidfd))
+		return -EPIPE;
+	if (recv_fd(a->sock, ret, sizeof(ret), &fd) != sizeof(ret))
+		return -EPIPE;
+	if (reply_fd)
+		*reply_fd = fd;
+	else if (fd >= 0)
+		close(fd);
+	if (aux)
+		*aux = ret[1];
+	return ret[0];
+}
+
+int ask(struct agent *a, int op, int arg, const char *name, int pidfd,
+	int *reply_fd)
+{
+	return ask2(a, op, arg, name, pidfd, reply_fd, NULL);
+}
+
+/* Makes a copy of this program at @path, setuid root if @suid. */
+int copy_self(const char *path, bool suid)
+{
+	char buf[65536];
+	int in, out, err = 0;
+	ssize_t n;
+
+	in = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
+	out = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0755);
+	if (in < 0 || out < 0)
+		return -errno;
+	while ((n = read(in, buf, sizeof(buf))) > 0)
+		if (write(out, buf, n) != n)
+			err = -EIO;
+	if (n < 0 || fchown(out, 0, 0) || fchmod(out, suid ? 04755 : 0755))
+		err = -errno;
+	close(in);
+	close(out);
+	return err;
+}

@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Agents: processes with an identity (a user, root, a container's root, a
+ * host root process that entered the container) that obey commands sent
+ * over a socket pair, so that a test can ask "what does this requester
+ * get?" of each. See access_test.c.
+ */
+#ifndef TS_AGENT_H
+#define TS_AGENT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#define UID_A		65534	/* the user whose tasks are read */
+#define UID_B		65533	/* another user */
+#define SUID_PATH	"/tmp/ts_suid"		/* a setuid-root copy of us */
+#define PLAIN_PATH	"/tmp/ts_plain"		/* a plain copy of us */
+
+enum who {
+	HOST_A,		/* user A on the host */
+	HOST_B,		/* user B on the host */
+	HOST_ROOT,	/* root on the host: the initial namespace's admin */
+	CONTAINER,	/* root of user, pid, net and mount namespaces A made */
+	ENTERED,	/* host root that entered the container (setns) */
+};
+
+enum op {
+	OP_SPAWN,	/* arg: SPAWN_* flags; replies with the target's pidfd */
+	OP_PROC_IO,	/* 1 if /proc/PID/io opens and reads */
+	OP_GET_PID,	/* 1 if a GET by pid returns the target's record */
+	OP_GET_TGID,	/* 1 if a GET by tgid returns the target's group */
+	OP_DUMP,	/* 1 if a dump lists the target */
+	OP_DUMP_TGID,	/* 1 if a dump by tgid lists the target's group */
+	OP_LISTEN,	/* registers an exit listener: 0 or -errno */
+	OP_HEARD,	/* 1 if the listener heard the target's exit */
+	OP_HELD_OPEN,	/* opens a socket and replies with it */
+	OP_HELD_DUMP,	/* starts a dump on that socket */
+	OP_HELD_REST,	/* reads the dump's rest: roots' records, end code */
+	OP_HELD_ANSWER,	/* reads an answer: 1 for a record, or the error */
+	OP_RACE,	/* GETs the target for arg ms: records of a setuid program */
+	OP_LISTEN_MORE,	/* one more socket listening on CPU 0: 0 or -errno */
+	OP_LISTEN_LESS,	/* closes the last of those */
+	OP_SET_LIMIT,	/* user.max_taskstats_listeners of its user namespace */
+	OP_REGISTER_ON,	/* registers CPU 0 on the socket passed: 0 or -errno */
+};
+
+#define SPAWN_UNDUMPABLE	1
+#define SPAWN_SETUID		2
+#define SPAWN_ZOMBIE		4
+
+struct cmd {
+	int op;
+	int arg;
+	char name[16];		/* the target's command name */
+};
+
+struct agent {
+	pid_t pid;		/* in our pid namespace */
+	int sock;
+};
+
+int send_fd(int sock, const void *buf, size_t len, int fd);
+int recv_fd(int sock, void *buf, size_t len, int *fd);
+void become(uid_t uid);
+int agent_start(struct agent *a, enum who role, pid_t *init);
+void agent_stop(struct agent *a);
+int ask2(struct agent *a, int op, int arg, const char *name, int pidfd,
+	 int *reply_fd, int *aux);
+int ask(struct agent *a, int op, int arg, const char *name, int pidfd,
+	int *reply_fd);
+int copy_self(const char *path, bool suid);
+
+#endif
