@@ -1,0 +1,318 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The lifetime and the limits of exit listeners, against a hostile user:
+ * a listener belongs to its socket, never to a port id that anyone can
+ * bind again once the socket is closed; any user can make the user and
+ * pid namespaces that allow listening, so listeners are counted per user
+ * and user namespace (user.max_taskstats_listeners) and refused with
+ * ENOSPC beyond; a socket listens with the identity of its first
+ * registration. A kernel without these rules (the reference: it cannot
+ * dump) skips the tests.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+
+#include "../kselftest_harness.h"
+#include "agent.h"
+#include "tsnl.h"
+
+#define LIMIT		"/proc/sys/user/max_taskstats_listeners"
+#define FILLERS		100	/* listeners that slow every exit down */
+#define ROUNDS		30
+
+/* A socket bound to port id @portid, or -errno. */
+static int bind_portid(uint32_t portid)
+{
+	struct sockaddr_nl addr = { .nl_family = AF_NETLINK, .nl_pid = portid };
+	int fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_GENERIC);
+
+	if (fd < 0)
+		return -errno;
+	if (bind(fd, (struct sockaddr *)&addr, sizeof(addr))) {
+		int err = -errno;
+
+		close(fd);
+		return err;
+	}
+	return fd;
+}
+
+/* Forks children that exit at once, until killed. */
+static pid_t exit_storm(void)
+{
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		for (;;) {
+			pid_t c = fork();
+
+			if (c == 0)
+				_exit(0);
+			if (c > 0)
+				waitpid(c, NULL, 0);
+		}
+	}
+	return pid;
+}
+
+/*
+ * The attacker, as user A: for each port id it reads from @cmd, binds a
+ * socket to it as soon as it is free, reads what arrives for 100 ms and
+ * writes the number of messages to @res (-1: the port never came free).
+ */
+static void attacker(int cmd, int res)
+{
+	static char buf[TSNL_BUF_SIZE];
+	uint32_t portid;
+
+	become(UID_A);
+	while (read(cmd, &portid, sizeof(portid)) == sizeof(portid)) {
+		struct timespec t0, t;
+		int fd, got = 0;
+
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		do {
+			fd = bind_portid(portid);
+			clock_gettime(CLOCK_MONOTONIC, &t);
+		} while (fd < 0 && t.tv_sec - t0.tv_sec < 2);
+		if (fd >= 0) {
+			usleep(100000);
+			while (tsnl_recv(fd, buf, sizeof(buf), MSG_DONTWAIT) > 0)
+				got++;
+			close(fd);
+		} else {
+			got = -1;
+		}
+		if (write(res, &got, sizeof(got)) != sizeof(got))
+			break;
+	}
+	_exit(0);
+}
+
+FIXTURE(lifetime) {
+	int fillers[FILLERS];
+	int nr_fillers;
+	pid_t storm, storm2, attacker;
+	int cmd, res;
+	uint16_t family;
+};
+
+FIXTURE_SETUP(lifetime)
+{
+	int to[2], from[2], fd;
+
+	memset(self, 0, sizeof(*self));
+	if (!ts_series_kernel())
+		SKIP(return, "this kernel has no listener rules of its own (no dump)");
+	fd = tsnl_open();
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, tsnl_family(fd, TASKSTATS_GENL_NAME, &self->family));
+	close(fd);
+	ASSERT_EQ(0, pipe(to));
+	ASSERT_EQ(0, pipe(from));
+	self->attacker = fork();
+	ASSERT_LE(0, self->attacker);
+	if (self->attacker == 0) {
+		close(to[1]);
+		close(from[0]);
+		attacker(to[0], from[1]);
+	}
+	close(to[0]);
+	close(from[1]);
+	self->cmd = to[1];
+	self->res = from[0];
+	self->storm = exit_storm();
+	ASSERT_LT(0, self->storm);
+	self->storm2 = exit_storm();
+	ASSERT_LT(0, self->storm2);
+}
+
+/*
+ * Listeners that never read, registered after the victim: an exit sends
+ * to each of them and, in an implementation that keeps its listeners
+ * newest first, to the victim last, long after its walk began.
+ */
+static void fillers_open(struct _test_data_lifetime *self)
+{
+	char cpus[256];
+
+	for (int i = 0; i < FILLERS; i++) {
+		int fd = tsnl_open();
+
+		if (fd < 0)
+			break;
+		self->fillers[self->nr_fillers++] = fd;
+		ts_register_all(fd, self->family, cpus, sizeof(cpus));
+	}
+}
+
+static void fillers_close(struct _test_data_lifetime *self)
+{
+	while (self->nr_fillers)
+		close(self->fillers[--self->nr_fillers]);
+}
+
+FIXTURE_TEARDOWN(lifetime)
+{
+	if (self->storm > 0) {
+		kill(self->storm, SIGKILL);
+		waitpid(self->storm, NULL, 0);
+	}
+	if (self->storm2 > 0) {
+		kill(self->storm2, SIGKILL);
+		waitpid(self->storm2, NULL, 0);
+	}
+	if (self->attacker > 0) {
+		close(self->cmd);
+		kill(self->attacker, SIGKILL);
+		waitpid(self->attacker, NULL, 0);
+		close(self->res);
+	}
+	fillers_close(self);
+}
+
+/*
+ * Root's listener is closed while tasks exit and their records are on
+ * their way to it; user A binds the port id at once. A listener's records
+ * go to its socket, not to its port id: A receives nothing, ever.
+ */
+TEST_F_TIMEOUT(lifetime, a_closed_listeners_port_id_bound_again_receives_nothing, 120)
+{
+	int received = 0, bound = 0;
+	char cpus[256];
+
+	for (int round = 0; round < ROUNDS; round++) {
+		uint32_t portid = 0x7a5c0000 + round;
+		int fd = bind_portid(portid), got;
+
+		ASSERT_LE(0, fd);
+		ASSERT_EQ(0, ts_register_all(fd, self->family, cpus, sizeof(cpus)));
+		fillers_open(self);
+		/* The attacker spins on bind() from now on. */
+		ASSERT_EQ((ssize_t)sizeof(portid), write(self->cmd, &portid, sizeof(portid)));
+		usleep(20000);
+		close(fd);
+		ASSERT_EQ((ssize_t)sizeof(got), read(self->res, &got, sizeof(got)));
+		fillers_close(self);
+		if (got >= 0) {
+			bound++;
+			received += got;
+		}
+	}
+	TH_LOG("the attacker bound %d of %d port ids and received %d messages",
+	       bound, ROUNDS, received);
+	EXPECT_LT(0, bound);
+	EXPECT_EQ(0, received);
+}
+
+/* ------------------------------------------------------------------ limits */
+
+FIXTURE(limits) {
+	struct agent c1, c2;
+	char old_limit[32];
+};
+
+FIXTURE_SETUP(limits)
+{
+	pid_t init;
+	int ret;
+
+	memset(self, 0, sizeof(*self));
+	if (!ts_series_kernel())
+		SKIP(return, "this kernel has no listener rules of its own (no dump)");
+	ASSERT_LT(0, ts_read_file(LIMIT, self->old_limit, sizeof(self->old_limit)))
+		TH_LOG("no %s", LIMIT);
+	ASSERT_EQ(0, ts_write_file(LIMIT, "3"));
+	ret = agent_start(&self->c1, CONTAINER, &init);
+	if (ret == 4)
+		SKIP(return, "cannot create a user namespace");
+	ASSERT_EQ(0, ret);
+	ASSERT_EQ(0, agent_start(&self->c2, CONTAINER, &init));
+}
+
+FIXTURE_TEARDOWN(limits)
+{
+	agent_stop(&self->c1);
+	agent_stop(&self->c2);
+	if (self->old_limit[0])
+		ts_write_file(LIMIT, self->old_limit);
+}
+
+static int more(struct agent *a)
+{
+	return ask(a, OP_LISTEN_MORE, 0, "", -1, NULL);
+}
+
+TEST_F(limits, a_users_listeners_beyond_its_limit_are_enospc)
+{
+	for (int i = 0; i < 3; i++)
+		ASSERT_EQ(0, more(&self->c1));
+	EXPECT_EQ(-ENOSPC, more(&self->c1));
+	/* Closing a listener gives its place back. */
+	ASSERT_EQ(0, ask(&self->c1, OP_LISTEN_LESS, 0, "", -1, NULL));
+	EXPECT_EQ(0, more(&self->c1));
+}
+
+/* More namespaces do not make more room: the user is counted in each ancestor. */
+TEST_F(limits, a_users_listeners_count_across_its_namespaces)
+{
+	ASSERT_EQ(0, more(&self->c1));
+	ASSERT_EQ(0, more(&self->c1));
+	ASSERT_EQ(0, more(&self->c2));
+	EXPECT_EQ(-ENOSPC, more(&self->c2));
+	EXPECT_EQ(-ENOSPC, more(&self->c1));
+}
+
+/* A container's root may lower the limit of its own namespace. */
+TEST_F(limits, a_containers_own_limit_binds_inside_it)
+{
+	ASSERT_EQ(0, ask(&self->c1, OP_SET_LIMIT, 1, "", -1, NULL));
+	ASSERT_EQ(0, more(&self->c1));
+	EXPECT_EQ(-ENOSPC, more(&self->c1));
+	EXPECT_EQ(0, more(&self->c2));
+}
+
+/* The initial namespace's admin is not counted. */
+TEST_F(limits, the_initial_namespaces_admin_is_not_limited)
+{
+	int fd[5];
+
+	for (int i = 0; i < 5; i++) {
+		uint16_t family;
+
+		fd[i] = tsnl_open();
+		ASSERT_LE(0, fd[i]);
+		ASSERT_EQ(0, tsnl_family(fd[i], TASKSTATS_GENL_NAME, &family));
+		EXPECT_EQ(0, tsnl_cpumask(fd[i], family, TASKSTATS_CMD_ATTR_REGISTER_CPUMASK, "0"));
+	}
+	for (int i = 0; i < 5; i++)
+		close(fd[i]);
+}
+
+/*
+ * Root's listening socket handed to a container's root: the container may
+ * not add CPUs under root's identity (which hears the host's exits), nor
+ * turn the socket into a second listener of its own.
+ */
+TEST_F(limits, a_socket_listens_with_the_identity_of_its_first_registration)
+{
+	uint16_t family;
+	int fd = tsnl_open();
+
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, tsnl_family(fd, TASKSTATS_GENL_NAME, &family));
+	ASSERT_EQ(0, tsnl_cpumask(fd, family, TASKSTATS_CMD_ATTR_REGISTER_CPUMASK, "0"));
+	EXPECT_EQ(-EBUSY, ask(&self->c1, OP_REGISTER_ON, 0, "", fd, NULL));
+	close(fd);
+}
+
+TEST_HARNESS_MAIN
