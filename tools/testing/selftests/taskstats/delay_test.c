@@ -10,6 +10,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <pthread.h>
 #include <fcntl.h>
 #include <sched.h>
 #include <signal.h>
@@ -19,6 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/swap.h>
 #include <sys/wait.h>
@@ -513,6 +515,247 @@ TEST_F_TIMEOUT(delay, touching_swapped_out_memory_waits_in_swapin, 180)
 	EXPECT_LT(0ULL, ts.freepages_count);
 }
 
+/*
+ * Switches kernel.task_delayacct off and on every millisecond until
+ * *@stop: waits that start while it is on and end while it is off.
+ */
+struct toggler {
+	pthread_t thread;
+	bool stop;		/* atomic */
+};
+
+static void *toggle(void *arg)
+{
+	struct toggler *t = arg;
+
+	while (!__atomic_load_n(&t->stop, __ATOMIC_ACQUIRE)) {
+		ts_write_file(DELAYACCT, "0");
+		usleep(200);
+		ts_write_file(DELAYACCT, "1");
+		usleep(200);
+	}
+	return NULL;
+}
+
+/*
+ * The thrashing child of two phases: 8 passes over @size bytes (from the
+ * third on, refaults of the working set: thrashing), a report on @done,
+ * then 4 more once @go says so.
+ */
+static void thrash_twice(struct mem_job *j, int done, int go)
+{
+	char *p, c;
+
+	join(j->cgroup);
+	p = mmap(NULL, j->size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		_exit(5);
+	madvise(p, j->size, MADV_NOHUGEPAGE);
+	for (int phase = 0; phase < 2; phase++) {
+		for (int pass = 0; pass < (phase ? 4 : 8); pass++)
+			for (size_t i = 0; i < j->size; i += PAGE)
+				p[i] += 1;
+		if (write(done, "x", 1) != 1 || read(go, &c, 1) != 1)
+			_exit(6);
+	}
+	_exit(0);
+}
+
+static uint64_t thrashing_of(struct _test_data_delay *self, pid_t pid)
+{
+	struct tsnl_reply r;
+	struct taskstats ts;
+
+	if (tsnl_get(self->fd, self->family, TASKSTATS_CMD_ATTR_PID, pid, &ts, &r, self->buf))
+		return 0;
+	return ts.thrashing_count;
+}
+
+/*
+ * A thrashing wait that started while accounting was on and ended while
+ * it was off must not leave the task flagged as "in a thrashing wait":
+ * upstream's flag stayed set and the task never counted thrashing again.
+ * Phase 1 thrashes while accounting flips on and off; phase 2, with it
+ * on, must count.
+ */
+TEST_F_TIMEOUT(delay, thrashing_counts_again_after_accounting_flipped_mid_wait, 240)
+{
+	struct mem_job job = { .size = 24 << 20 };
+	uint64_t phase1 = 0, phase2 = 0;
+	int done[2], go[2], status, err;
+	struct toggler t = { 0 };
+	const char *why;
+	pid_t child;
+	char c;
+
+	if (!ts_series_kernel())
+		SKIP(return, "the reference keeps upstream's stuck in_thrashing flag");
+	why = swap_and_memcg(self, "20M", &err);
+	if (why)
+		SKIP(return, "%s", why);
+	ASSERT_EQ(0, err);
+	job.cgroup = self->cgroup;
+	ASSERT_EQ(0, pipe(done));
+	ASSERT_EQ(0, pipe(go));
+	child = fork();
+	ASSERT_LE(0, child);
+	if (child == 0)
+		thrash_twice(&job, done[1], go[0]);
+	close(done[1]);
+	close(go[0]);
+	ASSERT_EQ(0, pthread_create(&t.thread, NULL, toggle, &t));
+	err = read(done[0], &c, 1) == 1 ? 0 : -EIO;
+	__atomic_store_n(&t.stop, true, __ATOMIC_RELEASE);
+	pthread_join(t.thread, NULL);
+	ASSERT_EQ(0, ts_write_file(DELAYACCT, "1"));
+	if (!err) {
+		phase1 = thrashing_of(self, child);
+		err = write(go[1], "x", 1) == 1 && read(done[0], &c, 1) == 1 ? 0 : -EIO;
+		phase2 = thrashing_of(self, child);
+		err = err ?: (write(go[1], "x", 1) == 1 ? 0 : -EIO);
+	}
+	ASSERT_EQ(child, waitpid(child, &status, 0));
+	TH_LOG("thrashing count %llu after the flipping phase, %llu after the next",
+	       (unsigned long long)phase1, (unsigned long long)phase2);
+	if (err && memcg_oom_kills(self) > 0)
+		SKIP(return, "the child was OOM-killed: nothing to judge");
+	ASSERT_EQ(0, err);
+	EXPECT_LT(phase1, phase2);
+}
+
+/*
+ * Reads 4 KiB with O_DIRECT from @arg's file after each 2 ms of CPU, on
+ * CPU 0 beside a spinner: a task that used its share when it blocks is
+ * dequeued late (DELAY_DEQUEUE), by whichever task picks next.
+ */
+static void spin_then_read(void *arg)
+{
+	const char *path = arg;
+	void *buf;
+	int fd = open(path, O_RDONLY | O_DIRECT);
+
+	pin(0);
+	if (fd < 0 || posix_memalign(&buf, PAGE, PAGE))
+		_exit(5);
+	for (int i = 0; i < 200; i++) {
+		uint64_t end = now_ns(CLOCK_MONOTONIC) + 2000000;
+
+		while (now_ns(CLOCK_MONOTONIC) < end)
+			;
+		if (pread(fd, buf, PAGE, (off_t)i * PAGE * 2) != PAGE)
+			_exit(6);
+	}
+	close(fd);
+}
+
+/*
+ * Each of 200 O_DIRECT reads waits for the disk once. Upstream stamped
+ * the start of a late-dequeued wait on the task that dequeued it, and
+ * lost the wait.
+ */
+TEST_F_TIMEOUT(delay, block_io_waits_of_a_task_dequeued_late_are_counted, 120)
+{
+	struct taskstats ts;
+	pid_t rival;
+
+	if (!ts_series_kernel())
+		SKIP(return, "the reference loses block I/O waits of tasks dequeued late");
+	if (make_file(self, "ts-blkio-late", 2 << 20) == -ENOENT)
+		SKIP(return, "RIG_SCRATCH not set: no scratch file system");
+	rival = fork();
+	ASSERT_LE(0, rival);
+	if (rival == 0) {
+		spin((void *)60000L);
+		_exit(0);
+	}
+	self->t0 = now_ns(CLOCK_REALTIME);
+	ASSERT_EQ(0, run_child(self->fd, spin_then_read, self->file, &ts));
+	kill(rival, SIGKILL);
+	waitpid(rival, NULL, 0);
+	TH_LOG("200 reads: blkio count %llu, voluntary switches %llu",
+	       (unsigned long long)ts.blkio_count, (unsigned long long)ts.nvcsw);
+	CHECK_CLASS(blkio);
+	EXPECT_LE(180ULL, ts.blkio_count);
+}
+
+/*
+ * The victim of the migration test: a FIFO task that puts itself behind
+ * a FIFO spinner of higher priority on CPU 1 and says so on @ready, 30
+ * times; the test moves it to CPU 0 each time, ending the wait.
+ */
+static void wait_behind_spinner(int ready)
+{
+	struct sched_param sp = { .sched_priority = 10 };
+	cpu_set_t one;
+
+	if (sched_setscheduler(0, SCHED_FIFO, &sp))
+		_exit(5);
+	CPU_ZERO(&one);
+	CPU_SET(1, &one);
+	for (int i = 0; i < 30; i++) {
+		if (write(ready, "x", 1) != 1)
+			_exit(6);
+		sched_setaffinity(0, sizeof(one), &one);
+	}
+	_exit(0);
+}
+
+/*
+ * A runqueue wait that ends because the task is moved to another CPU is
+ * one wait, not two: 30 waits of 10 ms behind a FIFO spinner, each ended
+ * by a move to an idle CPU, give a maximum of 10 ms, not the microseconds
+ * of the last leg. Upstream kept the extremes only at arrival, and its
+ * average exceeded its maximum.
+ */
+TEST_F_TIMEOUT(delay, a_wait_ended_by_a_migration_counts_whole_in_the_maximum, 60)
+{
+	struct sched_param sp = { .sched_priority = 50 };
+	int ready[2], status;
+	struct taskstats ts;
+	pid_t hog, victim;
+	cpu_set_t zero;
+	char c;
+
+	if (!ts_series_kernel())
+		SKIP(return, "the reference keeps the cpu extremes at arrival only");
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
+		SKIP(return, "needs two CPUs");
+	pin(0);		/* CPU 1 belongs to the spinner */
+	hog = fork();
+	ASSERT_LE(0, hog);
+	if (hog == 0) {
+		uint64_t end = now_ns(CLOCK_MONOTONIC) + 20000000000ULL;
+
+		pin(1);
+		if (sched_setscheduler(0, SCHED_FIFO, &sp))
+			_exit(5);
+		while (now_ns(CLOCK_MONOTONIC) < end)
+			;
+		_exit(0);
+	}
+	ASSERT_EQ(0, pipe(ready));
+	CPU_ZERO(&zero);
+	CPU_SET(0, &zero);
+	victim = fork();
+	ASSERT_LE(0, victim);
+	if (victim == 0)
+		wait_behind_spinner(ready[1]);
+	close(ready[1]);
+	while (read(ready[0], &c, 1) == 1) {
+		usleep(10000);
+		sched_setaffinity(victim, sizeof(zero), &zero);
+	}
+	ASSERT_EQ(victim, waitpid(victim, &status, 0));
+	kill(hog, SIGKILL);
+	waitpid(hog, NULL, 0);
+	ASSERT_EQ(0, ts_exit_record(self->fd, victim, &ts));
+	TH_LOG("cpu: count %llu total %llu max %llu", (unsigned long long)ts.cpu_count,
+	       (unsigned long long)ts.cpu_delay_total, (unsigned long long)ts.cpu_delay_max);
+	EXPECT_LE(30ULL, ts.cpu_count);
+	EXPECT_LE(8000000ULL, ts.cpu_delay_max);
+	EXPECT_LE(ts.cpu_delay_total / ts.cpu_count, ts.cpu_delay_max);
+}
+
 TEST_F(delay, compaction_cannot_be_forced_deterministically)
 {
 	/* It needs fragmented memory and a failing high-order allocation. */
@@ -570,6 +813,59 @@ TEST_F_TIMEOUT(nodelay, switched_off_every_class_but_cpu_stays_zero, 60)
 	EXPECT_LT(0ULL, ts.cpu_count);
 	EXPECT_LT(0ULL, ts.cpu_run_virtual_total);
 	EXPECT_LT(0ULL, ts.ac_minflt);
+}
+
+/*
+ * The cpu class is counted whether accounting is on or off, and so are
+ * its extremes: waits of ~30 ms behind a heavier spinner while it is off,
+ * then none once it is on, leave a maximum of ~30 ms and an average below
+ * it. Upstream kept the extremes only while on: its maximum was the
+ * microseconds after the switch, below the average.
+ */
+TEST_F_TIMEOUT(nodelay, waits_while_switched_off_still_bound_the_average, 60)
+{
+	struct taskstats ts;
+	pid_t rival, child;
+	int stop[2];
+	char c;
+
+	if (!ts_series_kernel())
+		SKIP(return, "the reference keeps the cpu extremes only while switched on");
+	ASSERT_EQ(0, pipe(stop));
+	rival = fork();
+	ASSERT_LE(0, rival);
+	if (rival == 0) {
+		spin((void *)60000L);
+		_exit(0);
+	}
+	child = fork();
+	ASSERT_LE(0, child);
+	if (child == 0) {
+		/* A tenth of the rival's weight: it waits ~10 slices at a time. */
+		setpriority(PRIO_PROCESS, 0, 10);
+		fcntl(stop[0], F_SETFL, O_NONBLOCK);
+		pin(0);
+		while (read(stop[0], &c, 1) != 1)
+			;
+		spin((void *)50L);
+		_exit(0);
+	}
+	/* Every long wait ends while accounting is off. */
+	usleep(600000);
+	kill(rival, SIGKILL);
+	waitpid(rival, NULL, 0);
+	usleep(50000);
+	ASSERT_EQ(0, ts_write_file(DELAYACCT, "1"));
+	ASSERT_EQ(1, write(stop[1], "x", 1));
+	ASSERT_EQ(child, waitpid(child, NULL, 0));
+	ASSERT_EQ(0, ts_exit_record(self->fd, child, &ts));
+	TH_LOG("cpu: count %llu total %llu min %llu max %llu",
+	       (unsigned long long)ts.cpu_count, (unsigned long long)ts.cpu_delay_total,
+	       (unsigned long long)ts.cpu_delay_min, (unsigned long long)ts.cpu_delay_max);
+	ASSERT_LT(0ULL, ts.cpu_count);
+	EXPECT_LE(ts.cpu_delay_total / ts.cpu_count, ts.cpu_delay_max);
+	EXPECT_GE(ts.cpu_delay_total / ts.cpu_count, ts.cpu_delay_min);
+	EXPECT_LE(10000000ULL, ts.cpu_delay_max);
 }
 
 TEST_HARNESS_MAIN
