@@ -9,11 +9,13 @@
 #   BUILD=dir                 build output (default ./build)
 #   TESTS=bin[:test],...      run only these selftests
 #   QEMU_ARGS=..., KERNEL_ARGS=..., ACCEL=kvm, TIMEOUT=seconds, JOBS=n
+#   DEBUG=1                   make check on the debug kernel (= make check-debug)
+#   IMAGE=bzImage             boot this kernel image instead of the one built
 
 RIG := scripts/rig
-export KERNEL KSRC BUILD TESTS QEMU_ARGS KERNEL_ARGS ACCEL TIMEOUT JOBS EXTRA_CONFIG BENCH_RUNS BENCH_MODE
+export KERNEL KSRC BUILD TESTS QEMU_ARGS KERNEL_ARGS ACCEL TIMEOUT JOBS EXTRA_CONFIG BENCH_RUNS BENCH_MODE DEBUG IMAGE FUZZ_SEED
 
-.PHONY: help deps tree series checkpatch config kernel userspace run check check-configs memory bench clean distclean
+.PHONY: help deps tree series checkpatch config kernel userspace run check check-debug fuzz check-configs memory bench clean distclean
 
 help:
 	@sed -n 's/^#   //p; s/^## //p' Makefile
@@ -26,6 +28,15 @@ run:
 check:
 	@start=$$(date +%s); $(RIG) check; rc=$$?; \
 	 echo "rig: check took $$(( $$(date +%s) - start )) s"; exit $$rc
+
+## check-debug  check on a KASAN/UBSAN/lockdep/kmemleak kernel, with the full fuzzer and stress
+check-debug:
+	@start=$$(date +%s); DEBUG=1 $(RIG) check; rc=$$?; \
+	 echo "rig: check-debug took $$(( $$(date +%s) - start )) s"; exit $$rc
+
+## fuzz        the netlink fuzzer alone, a million messages (FUZZ_SEED=N replays a seed)
+fuzz:
+	@$(RIG) fuzz
 
 ## check-configs  build every combination of the accounting options, W=1 + sparse
 check-configs:
