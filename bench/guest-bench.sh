@@ -50,7 +50,7 @@ log "taskstats bench: kernel $(uname -r) ($(uname -v)), mode $mode, $(nproc) CPU
 log "$(grep MemTotal /proc/meminfo)"
 if [[ ! -x $bench ]]; then
 	log "no benchmark binary at $bench"
-	for name in pingpong directio get_pid get_tgid_64 collect exit_l0 exit_l1 exit_l4; do
+	for name in pingpong directio get_pid get_tgid_64 collect exit_l0 exit_l1 exit_l4 exit_ns1000; do
 		echo "RESULT $name error -" >>"$out"
 	done
 	exit 1
@@ -97,5 +97,8 @@ fi
 for l in 0 1 4; do
 	step "exit_l$l" "$bench" "${q[@]}" exit -l "$l"
 done
+# The same with 1000 listeners registered from 4 containers: they see
+# none of these exits, and must cost them nothing.
+step exit_ns1000 "$bench" "${q[@]}" exit -l 1000 -c 4
 log "taskstats bench: done"
 exit 0
