@@ -9,6 +9,7 @@
  */
 #include <linux/delayacct.h>
 #include <linux/init.h>
+#include <linux/mutex.h>
 #include <linux/sched.h>
 #include <linux/sched/clock.h>
 #include <linux/sched/cputime.h>
@@ -57,8 +58,16 @@ static const struct delayacct_fields delayacct_uapi[DELAYACCT_NR_CLASSES] = {
 
 static const struct delayacct_fields delayacct_uapi_cpu = DELAYACCT_FIELDS(cpu);
 
+/*
+ * Serialises switches: the static key and delayacct_on are set apart, and
+ * two writers interleaved could leave the key off with delayacct_on set
+ * (tasks forked meanwhile allocate delays nobody records).
+ */
+static DEFINE_MUTEX(delayacct_switch);
+
 static void set_delayacct(bool enabled)
 {
+	guard(mutex)(&delayacct_switch);
 	if (enabled) {
 		WRITE_ONCE(delayacct_on_since, local_clock());
 		static_branch_enable(&delayacct_key);
