@@ -97,7 +97,6 @@
 #include <linux/file.h>
 #include <linux/filter.h>
 #include <linux/fs.h>
-#include <linux/hashtable.h>
 #include <linux/kernel.h>
 #include <linux/mutex.h>
 #include <linux/netlink.h>
@@ -384,11 +383,13 @@ static bool may_read(const struct requester *rq, struct task_struct *tsk,
  * never to its port id: a closed socket's port id can be bound again at
  * once by anyone. The socket's release removes it.
  *
- * Listeners are kept per pid namespace (struct ns_listeners), and in it
- * per CPU, as links: an exit on CPU n walks the CPU n list of its own pid
- * namespace and of each ancestor, the only namespaces that see it. A
- * container's listeners thus cost the host's exits nothing. Exits walk
- * the lists under SRCU (building a message may sleep); changes are made
+ * Listeners are kept per pid namespace (struct taskstats_listeners,
+ * which the namespace points to), and in it per CPU, as links: an exit on
+ * CPU n walks the CPU n list of its own pid namespace and of each
+ * ancestor, the only namespaces that see it, one pointer away each. A
+ * container's listeners thus cost the host's exits nothing, and other
+ * containers' exits nothing but a pointer load per level. Exits walk the
+ * lists under SRCU (building a message may sleep); changes are made
  * under listeners_mutex and freed after an SRCU grace period, so closing
  * a listener never waits for exits in flight.
  */
@@ -404,9 +405,8 @@ struct cpu_listeners {
 	u64 seq;			/* of the last link added */
 };
 
-struct ns_listeners {
-	struct hlist_node node;		/* in nsl_table */
-	struct pid_namespace *pid_ns;
+struct taskstats_listeners {
+	struct pid_namespace *pid_ns;	/* whose taskstats_listeners we are */
 	unsigned int nr;		/* listeners */
 	struct cpu_listeners __percpu *cpu;
 	struct rcu_head rcu;
@@ -416,7 +416,7 @@ struct listener {
 	struct sock *sk;
 	struct requester rq;
 	struct ucounts *ucounts;	/* charged, unless rq.admin */
-	struct ns_listeners *nsl;
+	struct taskstats_listeners *nsl;
 	struct list_head links;		/* struct listener_link.sibling */
 	struct rcu_head rcu;
 };
@@ -445,34 +445,24 @@ struct listener_sock {
 
 DEFINE_STATIC_SRCU(listeners_srcu);
 static DEFINE_MUTEX(listeners_mutex);
-static DEFINE_HASHTABLE(nsl_table, 6);	/* namespaces but the initial one */
-static atomic_t nr_nsl = ATOMIC_INIT(0);	/* entries of nsl_table */
+static atomic_t nr_nsl = ATOMIC_INIT(0);	/* namespaces but the initial one */
 static DEFINE_PER_CPU(struct cpu_listeners, init_listener_list);
-static struct ns_listeners init_listeners = {
+static struct taskstats_listeners init_listeners = {
 	.pid_ns	= &init_pid_ns,
 	.cpu	= &init_listener_list,
 };
 
-#define listeners_held() \
-	(srcu_read_lock_held(&listeners_srcu) || lockdep_is_held(&listeners_mutex))
-
-static struct ns_listeners *nsl_find(struct pid_namespace *ns)
+static struct taskstats_listeners *nsl_find(struct pid_namespace *ns)
 {
-	struct ns_listeners *nsl;
-
 	if (ns == &init_pid_ns)
 		return &init_listeners;
-	hlist_for_each_entry_srcu(nsl, &nsl_table[hash_min((unsigned long)ns,
-							   HASH_BITS(nsl_table))],
-				  node, listeners_held())
-		if (nsl->pid_ns == ns)
-			return nsl;
-	return NULL;
+	return srcu_dereference_check(ns->taskstats_listeners, &listeners_srcu,
+				      lockdep_is_held(&listeners_mutex));
 }
 
 static void nsl_free_rcu(struct rcu_head *rcu)
 {
-	struct ns_listeners *nsl = container_of(rcu, struct ns_listeners, rcu);
+	struct taskstats_listeners *nsl = container_of(rcu, struct taskstats_listeners, rcu);
 
 	free_percpu(nsl->cpu);
 	put_pid_ns(nsl->pid_ns);
@@ -480,9 +470,9 @@ static void nsl_free_rcu(struct rcu_head *rcu)
 }
 
 /* The listeners of @ns, created on first use. listeners_mutex held. */
-static struct ns_listeners *nsl_get(struct pid_namespace *ns)
+static struct taskstats_listeners *nsl_get(struct pid_namespace *ns)
 {
-	struct ns_listeners *nsl = nsl_find(ns);
+	struct taskstats_listeners *nsl = nsl_find(ns);
 	unsigned int cpu;
 
 	if (nsl)
@@ -498,17 +488,17 @@ static struct ns_listeners *nsl_get(struct pid_namespace *ns)
 	for_each_possible_cpu(cpu)
 		INIT_LIST_HEAD(&per_cpu_ptr(nsl->cpu, cpu)->list);
 	nsl->pid_ns = get_pid_ns(ns);
-	hash_add_rcu(nsl_table, &nsl->node, (unsigned long)ns);
+	rcu_assign_pointer(ns->taskstats_listeners, nsl);
 	atomic_inc(&nr_nsl);
 	return nsl;
 }
 
 /* @nsl lost a listener. listeners_mutex held. */
-static void nsl_put(struct ns_listeners *nsl)
+static void nsl_put(struct taskstats_listeners *nsl)
 {
 	if (--nsl->nr || nsl == &init_listeners)
 		return;
-	hash_del_rcu(&nsl->node);
+	RCU_INIT_POINTER(nsl->pid_ns->taskstats_listeners, NULL);
 	atomic_dec(&nr_nsl);
 	call_srcu(&listeners_srcu, &nsl->rcu, nsl_free_rcu);
 }
@@ -535,7 +525,7 @@ static struct listener *listener_new(const struct requester *rq,
 				     struct sock *sk)
 {
 	struct ucounts *ucounts = NULL;
-	struct ns_listeners *nsl;
+	struct taskstats_listeners *nsl;
 	struct listener *l;
 
 	lockdep_assert_held(&listeners_mutex);
@@ -1412,7 +1402,7 @@ void taskstats_exit(struct task_struct *tsk, int group_dead)
 		return;
 	idx = srcu_read_lock(&listeners_srcu);
 	for (ns = task_active_pid_ns(tsk); ns; ns = ns->parent) {
-		struct ns_listeners *nsl = nsl_find(ns);
+		struct taskstats_listeners *nsl = nsl_find(ns);
 
 		if (nsl)
 			notify_listeners(tsk, group_dead, group,
