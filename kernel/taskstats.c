@@ -79,7 +79,9 @@
  * moment they exit, with ids of the registrant's namespaces; it is
  * removed when the socket is released. Listeners are kept per pid
  * namespace, so that an exit costs only the listeners that see it: a
- * container's listeners cost the host's exits nothing. A user's
+ * container's listeners cost the host's exits nothing. The exit messages
+ * are numbered per CPU and pid namespace, so that their numbers tell
+ * nothing of the exits other namespaces hear. A user's
  * listeners are charged to its memory cgroup and counted per user
  * namespace (user.max_taskstats_listeners, 1024 by default; ENOSPC
  * beyond), except those of the initial namespace's admin.
@@ -213,9 +215,6 @@ static_assert(TASKSTATS_VERSION == 17);
 struct kmem_cache *taskstats_cache;
 static bool family_registered __read_mostly;
 static struct genl_family family;
-
-/* Exit records carry a per-CPU sequence number in the netlink header. */
-static DEFINE_PER_CPU(u32, taskstats_seqnum);
 
 /* --------------------------------------------------------------- access */
 
@@ -403,6 +402,7 @@ static bool may_read(const struct requester *rq, struct task_struct *tsk,
 struct cpu_listeners {
 	struct list_head list;		/* struct listener_link.node */
 	u64 seq;			/* of the last link added */
+	atomic_t seqnum;		/* of the next exit message */
 };
 
 struct taskstats_listeners {
@@ -1273,12 +1273,13 @@ static void group_fold_exit(struct task_struct *tsk, struct taskstats *group)
 }
 
 /*
- * The exit message of @tsk with the ids of @rq's namespaces, with the
- * record of its group @group when it is the group's last thread.
+ * The exit message number @seqnum of @tsk with the ids of @rq's
+ * namespaces, with the record of its group @group when it is the
+ * group's last thread.
  */
 static struct sk_buff *exit_msg(struct task_struct *tsk, int group_dead,
 				const struct taskstats *group,
-				const struct requester *rq)
+				const struct requester *rq, u32 seqnum)
 {
 	bool with_group = group && group_dead;
 	struct sighand_struct *sighand;
@@ -1290,9 +1291,8 @@ static struct sk_buff *exit_msg(struct task_struct *tsk, int group_dead,
 	skb = genlmsg_new((with_group ? 2 : 1) * record_size(), GFP_KERNEL);
 	if (!skb)
 		return NULL;
-	stats = msg_open(skb, 0, this_cpu_inc_return(taskstats_seqnum) - 1, 0,
-			 TASKSTATS_TYPE_PID, task_pid_nr_ns(tsk, rq->pid_ns),
-			 &msg);
+	stats = msg_open(skb, 0, seqnum, 0, TASKSTATS_TYPE_PID,
+			 task_pid_nr_ns(tsk, rq->pid_ns), &msg);
 	if (!stats)
 		goto fail;
 	collect_task(stats, tsk, rq->cred->user_ns, rq->pid_ns);
@@ -1326,6 +1326,11 @@ fail:
  * may hear of it: the initial namespace's admin hears of every task, any
  * other listener of the tasks it could read. Listeners sharing namespaces
  * (usually all of them) share one message, cloned.
+ *
+ * Each CPU of each namespace numbers the exits its listeners hear
+ * (nlmsg_seq): a number of the namespace's own, so that a gap tells a
+ * listener of a lost message, and never of the exits other namespaces
+ * hear.
  */
 static void notify_listeners(struct task_struct *tsk, int group_dead,
 			     struct taskstats *group, struct cpu_listeners *cl)
@@ -1333,6 +1338,7 @@ static void notify_listeners(struct task_struct *tsk, int group_dead,
 	const struct requester *view = NULL;
 	struct sk_buff *msg = NULL, *skb;
 	struct listener_link *link;
+	u32 seqnum = 0;
 	u64 seq;
 
 	/* Pairs with listener_add(): links of a later seq are not ours. */
@@ -1347,11 +1353,13 @@ static void notify_listeners(struct task_struct *tsk, int group_dead,
 		if (!may_read(rq, tsk,
 			      PTRACE_MODE_READ_FSCREDS | PTRACE_MODE_NOAUDIT))
 			continue;
+		if (!view)	/* the first to hear it */
+			seqnum = atomic_inc_return(&cl->seqnum) - 1;
 		if (!view || view->pid_ns != rq->pid_ns ||
 		    view->cred->user_ns != rq->cred->user_ns) {
 			nlmsg_free(msg);
 			view = rq;
-			msg = exit_msg(tsk, group_dead, group, view);
+			msg = exit_msg(tsk, group_dead, group, view, seqnum);
 			if (!msg)
 				break;
 		}
