@@ -58,8 +58,9 @@
  *    The check and the collection run under the task's exec_update_lock,
  *    as /proc's do, so an exec cannot turn the task into a setuid program
  *    in between. A GET of another task is EPERM; a dump leaves it out,
- *    and its checks are not audited. A TGID GET judges the group's leader.
- *    A zombie leader's group is thus the admin's alone, as in /proc.
+ *    and its checks are not audited. A TGID GET judges the group's
+ *    leader, and so does an exit listener for the group's record. A
+ *    zombie leader's group is thus root's, as in /proc.
  *
  * Whose credentials: the requester is both the process that opened the
  * socket and the one that sends on it (the CVE-2014-0181 lesson): each
@@ -1274,21 +1275,19 @@ static void group_fold_exit(struct task_struct *tsk, struct taskstats *group)
 
 /*
  * The exit message number @seqnum of @tsk with the ids of @rq's
- * namespaces, with the record of its group @group when it is the
- * group's last thread.
+ * namespaces, with the record of its group @group unless that is NULL.
  */
 static struct sk_buff *exit_msg(struct task_struct *tsk, int group_dead,
 				const struct taskstats *group,
 				const struct requester *rq, u32 seqnum)
 {
-	bool with_group = group && group_dead;
 	struct sighand_struct *sighand;
 	struct taskstats *stats;
 	unsigned long flags;
 	struct sk_buff *skb;
 	struct ts_msg msg;
 
-	skb = genlmsg_new((with_group ? 2 : 1) * record_size(), GFP_KERNEL);
+	skb = genlmsg_new((group ? 2 : 1) * record_size(), GFP_KERNEL);
 	if (!skb)
 		return NULL;
 	stats = msg_open(skb, 0, seqnum, 0, TASKSTATS_TYPE_PID,
@@ -1298,7 +1297,7 @@ static struct sk_buff *exit_msg(struct task_struct *tsk, int group_dead,
 	collect_task(stats, tsk, rq->cred->user_ns, rq->pid_ns);
 	if (group_dead)
 		stats->ac_flag |= AGROUP;
-	if (with_group) {
+	if (group) {
 		nla_nest_end(skb, msg.nest);
 		stats = record_open(skb, TASKSTATS_TYPE_TGID,
 				    task_tgid_nr_ns(tsk, rq->pid_ns), &msg.nest);
@@ -1324,8 +1323,11 @@ fail:
 /*
  * Sends @tsk's exit to the listeners of one CPU of one pid namespace that
  * may hear of it: the initial namespace's admin hears of every task, any
- * other listener of the tasks it could read. Listeners sharing namespaces
- * (usually all of them) share one message, cloned.
+ * other listener of the tasks it could read, and of the group's record
+ * (@group, when @tsk is the last of a multi-threaded group) only if it
+ * could read the leader, as a TGID GET judges it. Listeners sharing
+ * namespaces and that verdict (usually all of them) share one message,
+ * cloned.
  *
  * Each CPU of each namespace numbers the exits its listeners hear
  * (nlmsg_seq): a number of the namespace's own, so that a gap tells a
@@ -1335,9 +1337,12 @@ fail:
 static void notify_listeners(struct task_struct *tsk, int group_dead,
 			     struct taskstats *group, struct cpu_listeners *cl)
 {
+	const unsigned int mode = PTRACE_MODE_READ_FSCREDS | PTRACE_MODE_NOAUDIT;
+	struct task_struct *leader = tsk->group_leader;
 	const struct requester *view = NULL;
 	struct sk_buff *msg = NULL, *skb;
 	struct listener_link *link;
+	bool view_group = false;
 	u32 seqnum = 0;
 	u64 seq;
 
@@ -1347,19 +1352,23 @@ static void notify_listeners(struct task_struct *tsk, int group_dead,
 	list_for_each_entry_srcu(link, &cl->list, node,
 				 srcu_read_lock_held(&listeners_srcu)) {
 		const struct requester *rq = &link->l->rq;
+		bool with_group;
 
 		if (link->seq > seq)
 			continue;	/* added during this walk */
-		if (!may_read(rq, tsk,
-			      PTRACE_MODE_READ_FSCREDS | PTRACE_MODE_NOAUDIT))
+		if (!may_read(rq, tsk, mode))
 			continue;
+		with_group = group && (leader == tsk || may_read(rq, leader, mode));
 		if (!view)	/* the first to hear it */
 			seqnum = atomic_inc_return(&cl->seqnum) - 1;
 		if (!view || view->pid_ns != rq->pid_ns ||
-		    view->cred->user_ns != rq->cred->user_ns) {
+		    view->cred->user_ns != rq->cred->user_ns ||
+		    view_group != with_group) {
 			nlmsg_free(msg);
 			view = rq;
-			msg = exit_msg(tsk, group_dead, group, view, seqnum);
+			view_group = with_group;
+			msg = exit_msg(tsk, group_dead, with_group ? group : NULL,
+				       view, seqnum);
 			if (!msg)
 				break;
 		}
@@ -1413,7 +1422,8 @@ void taskstats_exit(struct task_struct *tsk, int group_dead)
 		struct taskstats_listeners *nsl = nsl_find(ns);
 
 		if (nsl)
-			notify_listeners(tsk, group_dead, group,
+			notify_listeners(tsk, group_dead,
+					 group_dead ? group : NULL,
 					 per_cpu_ptr(nsl->cpu, cpu));
 	}
 	srcu_read_unlock(&listeners_srcu, idx);
