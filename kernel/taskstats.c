@@ -71,7 +71,8 @@
  * may continue it: its later parts are built in recvmsg(), by the reader,
  * and a read with other credentials ends it with EPERM.
  * Credentials other than current's are judged with PTRACE_MODE_NOSELF,
- * so that current's own process is not waved through for them.
+ * so that current's own process is not waved through for them, and
+ * current is not marked as having used their capabilities.
  *
  * Listeners. Registering an exit listener needs CAP_NET_ADMIN over the
  * owner of the requester's pid namespace, for opener and sender. The
@@ -346,10 +347,15 @@ static bool cred_may_open_io(const struct cred *cred, struct task_struct *tsk,
  * the check and judged on every task, current's group included
  * (PTRACE_MODE_NOSELF). That costs two atomics on @cred per check, paid
  * only when the socket changed hands and by non-admin listeners.
+ *
+ * A capability used with borrowed credentials is not current's: the
+ * PF_SUPERPRIV it sets is undone, or an exiting task judged for a
+ * container's listener would go on record as having used one (ASU).
  */
 static bool cred_may_read(const struct cred *cred, struct task_struct *tsk,
 			  unsigned int mode)
 {
+	unsigned int superpriv = current->flags & PF_SUPERPRIV;
 	const struct cred *old;
 	bool ok;
 
@@ -360,6 +366,7 @@ static bool cred_may_read(const struct cred *cred, struct task_struct *tsk,
 	old = override_creds(cred);
 	ok = ptrace_may_access(tsk, mode | PTRACE_MODE_NOSELF);
 	revert_creds(old);
+	current->flags = (current->flags & ~PF_SUPERPRIV) | superpriv;
 	return ok;
 }
 
