@@ -57,8 +57,9 @@
  *    user namespace, and the LSMs' consent through their ptrace hook).
  *    The check and the collection run under the task's exec_update_lock,
  *    as /proc's do, so an exec cannot turn the task into a setuid program
- *    in between. A GET of another task is EPERM; a dump leaves it out,
- *    and its checks are not audited. A TGID GET judges the group's
+ *    in between; a requester that could not even open the file takes no
+ *    lock of the task. A GET of another task is EPERM; a dump leaves it
+ *    out, and its checks are not audited. A TGID GET judges the group's
  *    leader, and so does an exit listener for the group's record. A
  *    zombie leader's group is thus root's, as in /proc.
  *
@@ -368,6 +369,20 @@ static bool cred_may_read(const struct cred *cred, struct task_struct *tsk,
 	revert_creds(old);
 	current->flags = (current->flags & ~PF_SUPERPRIV) | superpriv;
 	return ok;
+}
+
+/*
+ * Whether @rq could at least open @tsk's io file: what a read checks
+ * before it takes the task's exec_update_lock, so that nobody takes the
+ * lock of a task it could never read.
+ */
+static bool may_open(const struct requester *rq, struct task_struct *tsk,
+		     unsigned int mode)
+{
+	if (rq->admin)
+		return true;
+	return cred_may_open_io(rq->cred, tsk, mode) &&
+	       (!rq->opener || cred_may_open_io(rq->opener, tsk, mode));
 }
 
 /* Whether @rq may read @tsk's record; see the top of this file. */
@@ -828,6 +843,8 @@ static int read_record(const struct requester *rq, struct task_struct *tsk,
 	int ret = 0;
 
 	if (!rq->admin) {
+		if (!may_open(rq, tsk, mode))
+			return -EPERM;
 		ret = down_read_killable(exec_lock);
 		if (ret)
 			return ret;
