@@ -629,12 +629,12 @@ static int listener_add(const struct requester *rq, struct sock *sk,
 	int ret = 0;
 
 	mutex_lock(&listeners_mutex);
-	ls = genl_sk_priv_get(&family, sk);
+	ls = __genl_sk_priv_get(&family, sk);
 	if (IS_ERR(ls)) {
 		ret = PTR_ERR(ls);
 		goto out;
 	}
-	l = ls->l;
+	l = ls ? ls->l : NULL;
 	if (l && !same_requester(&l->rq, rq)) {
 		ret = -EBUSY;
 		goto out;
@@ -659,10 +659,18 @@ static int listener_add(const struct requester *rq, struct sock *sk,
 		link->cpu = cpu;
 		list_add_tail(&link->sibling, &added);
 	}
+	/* The socket's private data, once there is something to keep. */
+	if (!ret && !ls) {
+		ls = genl_sk_priv_get(&family, sk);
+		if (IS_ERR(ls)) {
+			ret = PTR_ERR(ls);
+			ls = NULL;
+		}
+	}
 	if (ret) {
 		list_for_each_entry_safe(link, tmp, &added, sibling)
 			kfree(link);
-		if (!ls->l)
+		if (!ls || !ls->l)
 			listener_drop(l);
 		goto out;
 	}
