@@ -1523,7 +1523,7 @@ void __init taskstats_init_early(void)
 {
 	unsigned int cpu;
 
-	taskstats_cache = KMEM_CACHE(taskstats, SLAB_PANIC);
+	taskstats_cache = KMEM_CACHE(taskstats, SLAB_PANIC | SLAB_ACCOUNT);
 	for_each_possible_cpu(cpu)
 		INIT_LIST_HEAD(&per_cpu_ptr(init_listeners.cpu, cpu)->list);
 }
