@@ -73,7 +73,13 @@
  * and a read with other credentials ends it with EPERM.
  * Credentials other than current's are judged with PTRACE_MODE_NOSELF,
  * so that current's own process is not waved through for them, and
- * current is not marked as having used their capabilities.
+ * current is not marked as having used their capabilities. LSMs consent
+ * through their ptrace hook: those that read the credentials in place
+ * (commoncap, SELinux, AppArmor) judge the borrowed ones; those that read
+ * the tracer task's own (Smack, Landlock) judge current's, which for a
+ * listener is the exiting task itself. They cannot restrict what a
+ * listener hears, nor what an opener other than the sender reads: the
+ * kernel has no ptrace hook that takes the credentials to judge.
  *
  * Listeners. Registering an exit listener needs CAP_NET_ADMIN over the
  * owner of the requester's pid namespace, for opener and sender. The
