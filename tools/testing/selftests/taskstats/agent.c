@@ -23,6 +23,8 @@
 #include <sys/syscall.h>
 #include <sys/time.h>
 #include <sys/wait.h>
+#include <linux/capability.h>
+#include <pthread.h>
 
 #include "../kselftest.h"
 #include "agent.h"
@@ -150,6 +152,7 @@ struct find {
 	const char *name;
 	pid_t pid;
 	bool found;
+	struct tsnl_exit exit;	/* the exit heard, for heard() */
 };
 
 static void find_record(uint32_t id, int aggr, const struct taskstats *ts,
@@ -165,7 +168,7 @@ static void find_record(uint32_t id, int aggr, const struct taskstats *ts,
 
 static int dump_lists(bool tgid, pid_t pid, const char *name)
 {
-	struct find f = { name, pid, false };
+	struct find f = { .name = name, .pid = pid };
 	int n = tsnl_dump(nl, family, tgid, find_record, &f, NULL);
 
 	return n < 0 ? n : f.found;
@@ -175,20 +178,66 @@ static void heard_exit(const struct tsnl_exit *e, void *arg)
 {
 	struct find *f = arg;
 
-	if (e->have_pid && !strcmp(e->pid_ts.ac_comm, f->name))
+	if (!f->found && e->have_pid && !strcmp(e->pid_ts.ac_comm, f->name)) {
 		f->found = true;
+		f->exit = *e;
+	}
 }
 
-/* Waits up to two seconds for the exit of the task named @name. */
-static int heard(const char *name)
+/*
+ * Waits up to two seconds for the exit of the task named @name; *@aux is
+ * what @what (HEARD_*) asks of it.
+ */
+static int heard(const char *name, int what, int *aux)
 {
-	struct find f = { name, 0, false };
+	static struct find f;
 
+	memset(&f, 0, sizeof(f));
+	f.name = name;
 	for (int i = 0; i < 40 && !f.found; i++) {
 		usleep(50000);
 		tsnl_drain(listener, heard_exit, &f);
 	}
-	return f.found;
+	if (!f.found)
+		return 0;
+	if (what == HEARD_TGID)
+		*aux = f.exit.have_tgid;
+	else if (what == HEARD_SEQ)
+		*aux = f.exit.seq;
+	else if (what == HEARD_FLAG)
+		*aux = f.exit.pid_ts.ac_flag;
+	return 1;
+}
+
+/*
+ * Registers the listener with CAP_SYS_ADMIN out of the effective set,
+ * then puts it back: the listener keeps the credentials it registered
+ * with, which no longer hold every capability a task of the namespace
+ * may have, so that reading such a task takes CAP_SYS_PTRACE.
+ */
+static int listen_with_fewer_caps(char *cpus, int size)
+{
+	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_data_struct all[2], fewer[2];
+	int err;
+
+	if (syscall(SYS_capget, &h, all))
+		return -errno;
+	memcpy(fewer, all, sizeof(all));
+	fewer[CAP_TO_INDEX(CAP_SYS_ADMIN)].effective &= ~CAP_TO_MASK(CAP_SYS_ADMIN);
+	if (syscall(SYS_capset, &h, fewer))
+		return -errno;
+	err = ts_register_all(listener, family, cpus, size);
+	if (syscall(SYS_capset, &h, all) && !err)
+		err = -errno;
+	return err;
+}
+
+static void *park_thread(void *arg)
+{
+	for (;;)
+		pause();
+	return NULL;
 }
 
 /* Whether @pid is a zombie, by its /proc/PID/stat. */
@@ -230,6 +279,17 @@ static int spawn(const struct cmd *c, int *pidfd)
 			_exit(1);
 		}
 		target = getpid();
+		if (c->arg & SPAWN_LEADER_EXITS) {
+			pthread_t t;
+
+			/* The thread is born with the target's name. */
+			if (pthread_create(&t, NULL, park_thread, NULL))
+				_exit(1);
+			prctl(PR_SET_NAME, "ts_zleader");
+			if (write(ready[1], &target, sizeof(target)) != sizeof(target))
+				_exit(1);
+			pthread_exit(NULL);
+		}
 		if (c->arg & SPAWN_ZOMBIE) {
 			/* A child of ours that exits and is never reaped. */
 			signal(SIGCHLD, SIG_DFL);
@@ -251,6 +311,8 @@ static int spawn(const struct cmd *c, int *pidfd)
 	if (read(ready[0], &target, sizeof(target)) < 0)
 		err = -errno;
 	close(ready[0]);
+	while (!err && (c->arg & SPAWN_LEADER_EXITS) && !zombie(target))
+		usleep(1000);
 	*pidfd = syscall(SYS_pidfd_open, target, 0);
 	if (*pidfd < 0)
 		err = -errno;
@@ -384,9 +446,11 @@ static int obey(const struct cmd *c, int pidfd, int *reply_fd, int *aux)
 		listener = tsnl_open();
 		if (listener < 0)
 			return listener;
+		if (c->arg & LISTEN_FEWER_CAPS)
+			return listen_with_fewer_caps(cpus, sizeof(cpus));
 		return ts_register_all(listener, family, cpus, sizeof(cpus));
 	case OP_HEARD:
-		return heard(c->name);
+		return heard(c->name, c->arg, aux);
 	case OP_LISTEN_MORE:
 		return listen_more();
 	case OP_LISTEN_LESS:

@@ -32,8 +32,8 @@ enum op {
 	OP_GET_TGID,	/* 1 if a GET by tgid returns the target's group */
 	OP_DUMP,	/* 1 if a dump lists the target */
 	OP_DUMP_TGID,	/* 1 if a dump by tgid lists the target's group */
-	OP_LISTEN,	/* registers an exit listener: 0 or -errno */
-	OP_HEARD,	/* 1 if the listener heard the target's exit */
+	OP_LISTEN,	/* registers an exit listener (arg: LISTEN_*): 0 or -errno */
+	OP_HEARD,	/* 1 if the listener heard the target's exit; arg HEARD_* */
 	OP_HELD_OPEN,	/* opens a socket and replies with it */
 	OP_HELD_DUMP,	/* starts a dump on that socket */
 	OP_HELD_REST,	/* reads the dump's rest: roots' records, end code */
@@ -48,6 +48,17 @@ enum op {
 #define SPAWN_UNDUMPABLE	1
 #define SPAWN_SETUID		2
 #define SPAWN_ZOMBIE		4
+#define SPAWN_LEADER_EXITS	8	/* a thread outlives its zombie leader */
+
+/* OP_LISTEN: registering without CAP_SYS_ADMIN in the effective set. */
+#define LISTEN_FEWER_CAPS	1
+
+/* What OP_HEARD answers in its second value about the exit it heard. */
+enum heard_aux {
+	HEARD_TGID = 1,	/* whether the message held the group's record */
+	HEARD_SEQ,	/* the message's number (nlmsg_seq) */
+	HEARD_FLAG,	/* ac_flag of the task's record */
+};
 
 struct cmd {
 	int op;

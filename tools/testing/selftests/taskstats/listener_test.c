@@ -6,12 +6,16 @@
  * pid namespaces that allow listening, so listeners are counted per user
  * and user namespace (user.max_taskstats_listeners) and refused with
  * ENOSPC beyond; a socket listens with the identity of its first
- * registration. A kernel without these rules (the reference: it cannot
- * dump) skips the tests.
+ * registration. Then what a container's listener hears, and what it may
+ * not learn from it: that the exiting task used a capability (the
+ * listener's, used on its behalf), a group whose leader it could not
+ * read, the number of exits other namespaces heard. A kernel without
+ * these rules (the reference: it cannot dump) skips the tests.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,7 +23,9 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
+#include <linux/acct.h>
 
 #include "../kselftest_harness.h"
 #include "agent.h"
@@ -313,6 +319,175 @@ TEST_F(limits, a_socket_listens_with_the_identity_of_its_first_registration)
 	ASSERT_EQ(0, tsnl_cpumask(fd, family, TASKSTATS_CMD_ATTR_REGISTER_CPUMASK, "0"));
 	EXPECT_EQ(-EBUSY, ask(&self->c1, OP_REGISTER_ON, 0, "", fd, NULL));
 	close(fd);
+}
+
+/* ------------------------------------------------------------------- heard */
+
+/*
+ * A container's root listening, next to the host's admin. Everything runs
+ * on CPU 0, the container included, so that every exit of the test is
+ * numbered by the same CPU.
+ */
+struct heard_by_host {
+	const char *name;
+	struct tsnl_exit exit;
+	bool found;
+};
+
+FIXTURE(heard) {
+	struct agent c;
+	int host;		/* the host admin's listener */
+	uint16_t family;
+	int target;		/* pidfd of the container's target */
+	struct heard_by_host h;	/* what the host's listener heard */
+};
+
+FIXTURE_SETUP(heard)
+{
+	cpu_set_t cpu0;
+	char cpus[256];
+	pid_t init;
+	int ret;
+
+	memset(self, 0, sizeof(*self));
+	self->host = -1;
+	self->target = -1;
+	if (!ts_series_kernel())
+		SKIP(return, "this kernel has no listeners in containers (no dump)");
+	CPU_ZERO(&cpu0);
+	CPU_SET(0, &cpu0);
+	ASSERT_EQ(0, sched_setaffinity(0, sizeof(cpu0), &cpu0));
+	ASSERT_EQ(0, ts_listener_open(&self->host, &self->family, cpus, sizeof(cpus)));
+	ret = agent_start(&self->c, CONTAINER, &init);
+	if (ret == 4)
+		SKIP(return, "cannot create a user namespace");
+	ASSERT_EQ(0, ret);
+}
+
+FIXTURE_TEARDOWN(heard)
+{
+	if (self->target >= 0) {
+		syscall(SYS_pidfd_send_signal, self->target, SIGKILL, NULL, 0);
+		close(self->target);
+	}
+	agent_stop(&self->c);
+	if (self->host >= 0)
+		close(self->host);
+}
+
+static void host_exit(const struct tsnl_exit *e, void *arg)
+{
+	struct heard_by_host *h = arg;
+
+	if (!h->found && e->have_pid && !strcmp(e->pid_ts.ac_comm, h->name)) {
+		h->exit = *e;
+		h->found = true;
+	}
+}
+
+/* Waits up to two seconds for the host's listener to hear @name exit. */
+static bool host_heard(struct _test_data_heard *self, const char *name)
+{
+	struct heard_by_host *h = &self->h;
+
+	memset(h, 0, sizeof(*h));
+	h->name = name;
+	for (int i = 0; i < 40 && !h->found; i++) {
+		usleep(50000);
+		tsnl_drain(self->host, host_exit, h);
+	}
+	return h->found;
+}
+
+/* The container's root makes a target named @name and kills it. */
+static void spawn_and_kill(struct __test_metadata *_metadata,
+			   struct _test_data_heard *self, int spawn, const char *name)
+{
+	if (self->target >= 0)
+		close(self->target);
+	ASSERT_EQ(0, ask(&self->c, OP_SPAWN, spawn, name, -1, &self->target));
+	ASSERT_LE(0, self->target);
+	ASSERT_EQ(0, syscall(SYS_pidfd_send_signal, self->target, SIGKILL, NULL, 0));
+}
+
+/*
+ * The container's root registered without CAP_SYS_ADMIN in its effective
+ * set, so it reads its own tasks (which hold every capability of the
+ * namespace) only through CAP_SYS_PTRACE: that it hears the exit at all
+ * shows the capability was used. It was used with the listener's
+ * credentials, on the exiting task's behalf: the task itself used none,
+ * and neither record, the container's nor the host admin's, may say it
+ * did (ASU).
+ */
+TEST_F(heard, a_task_heard_through_a_listeners_capability_is_not_marked_as_using_one)
+{
+	int flag = -1;
+
+	ASSERT_EQ(0, ask(&self->c, OP_LISTEN, LISTEN_FEWER_CAPS, "", -1, NULL));
+	spawn_and_kill(_metadata, self, 0, "ts_nocaps");
+	ASSERT_EQ(1, ask2(&self->c, OP_HEARD, HEARD_FLAG, "ts_nocaps", -1, NULL, &flag));
+	EXPECT_EQ(0, flag & ASU);
+	EXPECT_EQ(AXSIG, flag & AXSIG);
+	ASSERT_TRUE(host_heard(self, "ts_nocaps"));
+	EXPECT_EQ(0, self->h.exit.pid_ts.ac_flag & ASU);
+}
+
+/*
+ * A group's record is judged on its leader, as a TGID GET and
+ * /proc/TGID/io judge it. A leader that exits first leaves a zombie,
+ * whose files are root's: the container's root cannot read
+ * /proc/TGID/io, so when the last thread exits it hears the thread's
+ * record but not the group's. The host's admin hears both.
+ */
+TEST_F(heard, a_groups_record_is_heard_only_by_who_could_read_its_leader)
+{
+	int tgid = -1;
+
+	ASSERT_EQ(0, ask(&self->c, OP_LISTEN, 0, "", -1, NULL));
+	ASSERT_EQ(0, ask(&self->c, OP_SPAWN, SPAWN_LEADER_EXITS, "ts_lastthread", -1,
+			 &self->target));
+	ASSERT_LE(0, self->target);
+	/* The oracle: the zombie leader's io file is closed to the container. */
+	ASSERT_EQ(0, ask(&self->c, OP_PROC_IO, 0, "", self->target, NULL));
+	ASSERT_EQ(0, syscall(SYS_pidfd_send_signal, self->target, SIGKILL, NULL, 0));
+	ASSERT_EQ(1, ask2(&self->c, OP_HEARD, HEARD_TGID, "ts_lastthread", -1, NULL, &tgid));
+	EXPECT_EQ(0, tgid);
+	ASSERT_TRUE(host_heard(self, "ts_lastthread"));
+	EXPECT_TRUE(self->h.exit.have_tgid);
+	EXPECT_EQ(AGROUP, self->h.exit.pid_ts.ac_flag & AGROUP);
+}
+
+#define HOST_EXITS	50
+
+/*
+ * Exit messages are numbered per CPU and pid namespace. Between two exits
+ * of the container's own, the host's admin hears fifty host exits on the
+ * same CPU: the container's listener sees the two numbers follow each
+ * other. One number per CPU for everyone would have told the container
+ * how many exits the host had.
+ */
+TEST_F(heard, a_containers_exit_numbers_tell_nothing_of_the_hosts_exits)
+{
+	int first = -1, second = -1, host_messages;
+
+	ASSERT_EQ(0, ask(&self->c, OP_LISTEN, 0, "", -1, NULL));
+	spawn_and_kill(_metadata, self, 0, "ts_first");
+	ASSERT_EQ(1, ask2(&self->c, OP_HEARD, HEARD_SEQ, "ts_first", -1, NULL, &first));
+	tsnl_drain(self->host, NULL, NULL);
+	for (int i = 0; i < HOST_EXITS; i++) {
+		pid_t pid = fork();
+
+		ASSERT_LE(0, pid);
+		if (pid == 0)
+			_exit(0);
+		ASSERT_EQ(pid, waitpid(pid, NULL, 0));
+	}
+	host_messages = tsnl_drain(self->host, NULL, NULL);
+	/* They were heard, and numbered, in the host's namespace. */
+	ASSERT_LE(HOST_EXITS, host_messages);
+	spawn_and_kill(_metadata, self, 0, "ts_second");
+	ASSERT_EQ(1, ask2(&self->c, OP_HEARD, HEARD_SEQ, "ts_second", -1, NULL, &second));
+	EXPECT_EQ(first + 1, second);
 }
 
 TEST_HARNESS_MAIN

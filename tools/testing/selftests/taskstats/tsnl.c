@@ -395,6 +395,7 @@ int tsnl_parse_exit(const void *msg, int len, struct tsnl_exit *e)
 	if (!NLMSG_OK(h, len) || h->nlmsg_len < NLMSG_LENGTH(GENL_HDRLEN) ||
 	    h->nlmsg_type == NLMSG_ERROR)
 		return -EBADMSG;
+	e->seq = h->nlmsg_seq;
 	it = tsnl_genl_attrs(h, h->nlmsg_len);
 	while ((na = tsnl_next(&it))) {
 		if (na->nla_type == TASKSTATS_TYPE_AGGR_PID) {

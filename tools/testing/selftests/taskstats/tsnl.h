@@ -62,6 +62,7 @@ int tsnl_cpumask(int fd, uint16_t family, int attr, const char *mask);
 
 /* Both records an exit message may carry: the task's and its group's. */
 struct tsnl_exit {
+	uint32_t seq;			/* nlmsg_seq: the exit message's number */
 	bool have_pid;
 	bool have_tgid;
 	uint32_t pid;
