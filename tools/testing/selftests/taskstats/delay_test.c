@@ -19,6 +19,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/klog.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -866,6 +867,91 @@ TEST_F_TIMEOUT(nodelay, waits_while_switched_off_still_bound_the_average, 60)
 	EXPECT_LE(ts.cpu_delay_total / ts.cpu_count, ts.cpu_delay_max);
 	EXPECT_GE(ts.cpu_delay_total / ts.cpu_count, ts.cpu_delay_min);
 	EXPECT_LE(10000000ULL, ts.cpu_delay_max);
+}
+
+/* How many WARNING lines the kernel log holds, or -1. */
+static int kernel_warnings(void)
+{
+	int size = klogctl(10 /* SYSLOG_ACTION_SIZE_BUFFER */, NULL, 0);
+	int n, count = 0;
+	char *buf, *p;
+
+	if (size <= 0)
+		return -1;
+	buf = malloc(size + 1);
+	if (!buf)
+		return -1;
+	n = klogctl(3 /* SYSLOG_ACTION_READ_ALL */, buf, size);
+	if (n >= 0) {
+		buf[n] = '\0';
+		for (p = buf; (p = strstr(p, "WARNING:")); p++)
+			count++;
+	}
+	free(buf);
+	return n < 0 ? -1 : count;
+}
+
+struct switcher {
+	pthread_barrier_t *go;
+	const char *state;
+};
+
+#define SWITCHES	200	/* writes by each writer in a burst */
+#define SWITCH_BURSTS	20
+
+static void *switch_delayacct(void *arg)
+{
+	struct switcher *s = arg;
+
+	pthread_barrier_wait(s->go);
+	for (int i = 0; i < SWITCHES; i++)
+		ts_write_file(DELAYACCT, s->state);
+	return NULL;
+}
+
+/*
+ * Two writers of kernel.task_delayacct at once, one switching it on over
+ * and over and one off. Whichever lands last, accounting ends in the
+ * state the sysctl reads: a task forked afterwards is accounted (its
+ * copy-on-write faults in wpcopy) if and only if it reads 1, and the
+ * kernel has nothing to complain about. Upstream set the flag and the
+ * static key apart, with no lock: an off landing inside an on found the
+ * key half-enabled (a jump label WARNING), or left the flag set with the
+ * key off.
+ */
+TEST_F_TIMEOUT(nodelay, racing_switches_leave_accounting_as_the_sysctl_reads, 180)
+{
+	int warnings = kernel_warnings(), on_bursts = 0;
+	pthread_barrier_t go;
+	pthread_t t[2];
+
+	if (!ts_series_kernel())
+		SKIP(return, "the reference's switch can be torn by two writers at once");
+	ASSERT_LE(0, warnings);
+	for (int burst = 0; burst < SWITCH_BURSTS; burst++) {
+		struct switcher s[2] = { { &go, "1" }, { &go, "0" } };
+		struct taskstats ts;
+		char state[16];
+
+		ASSERT_EQ(0, pthread_barrier_init(&go, NULL, 2));
+		for (int i = 0; i < 2; i++)
+			ASSERT_EQ(0, pthread_create(&t[i], NULL, switch_delayacct, &s[i]));
+		for (int i = 0; i < 2; i++)
+			pthread_join(t[i], NULL);
+		pthread_barrier_destroy(&go);
+		ASSERT_LT(0, ts_read_file(DELAYACCT, state, sizeof(state)));
+		ASSERT_EQ(0, run_child(self->fd, cow_after_fork, NULL, &ts));
+		if (atoi(state)) {
+			on_bursts++;
+			EXPECT_LE((uint64_t)COW_PAGES, ts.wpcopy_count)
+				TH_LOG("burst %d: reads 1, not accounted", burst);
+		} else {
+			EXPECT_EQ(0ULL, ts.wpcopy_count)
+				TH_LOG("burst %d: reads 0, accounted", burst);
+		}
+	}
+	TH_LOG("%d of %d bursts ended switched on", on_bursts, SWITCH_BURSTS);
+	EXPECT_EQ(warnings, kernel_warnings());
 }
 
 TEST_HARNESS_MAIN
