@@ -101,6 +101,7 @@
 #include <linux/taskstats.h>
 
 #include "../kselftest.h"
+#include "tsnl.h"
 
 #define NOBODY		65534
 #define MAX_BATCH	64		/* messages in one datagram */
@@ -223,6 +224,7 @@ struct fuzz {
 	__u64 budget;
 	__u64 deadline;
 	__u16 family;
+	int get_maxattr;	/* TASKSTATS_CMD_GET's policy: the kernel's */
 	struct targets t;
 	int sock;
 	__u32 portid;
@@ -1243,7 +1245,7 @@ static void predict(const struct fuzz *f, const struct nlmsghdr *h, bool lying,
 	    h->nlmsg_len < NLMSG_LENGTH(GENL_HDRLEN))
 		return;
 	if (g->cmd == TASKSTATS_CMD_GET) {
-		if (!parse_req(h, TASKSTATS_CMD_ATTR_MAX, false, tb))
+		if (!parse_req(h, f->get_maxattr, false, tb))
 			return;
 		if (dump) {
 			r->exp = EXP_DUMP;
@@ -2376,6 +2378,7 @@ static void dry_targets(struct fuzz *f)
 	t->nr_bad_family = 1;
 	snprintf(t->possible, sizeof(t->possible), "0-1");
 	f->family = 0x15;
+	f->get_maxattr = TASKSTATS_CMD_ATTR_MAX;
 	printf("# dry run: family id 0x%x and pids are placeholders\n", f->family);
 }
 
@@ -2413,6 +2416,12 @@ static int setup_targets(struct fuzz *f, const struct opts *o, pid_t *spawn)
 		return -1;
 	}
 	f->family = id;
+	/*
+	 * Upstream's policy ends before TASKSTATS_CMD_ATTR_DUMP_TGID: there
+	 * the attribute is ignored, whatever its size, like any unknown one.
+	 */
+	f->get_maxattr = ts_series_kernel() ? TASKSTATS_CMD_ATTR_MAX :
+			 TASKSTATS_CMD_ATTR_DEREGISTER_CPUMASK;
 	if (id != o->family)
 		printf("# %s: family id %d here, %d in the parent\n",
 		       phase_name[f->phase], id, o->family);
