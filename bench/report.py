@@ -297,7 +297,7 @@ def meta_text(meta, data_kernels, run_dir):
                        ("host", "Host")):
         if key in meta:
             out.append(f"- {label}: {meta[key]}")
-    out.append(f"- Results: `{run_dir}`")
+    out.append(f"- Results: `{relative(os.path.abspath(run_dir))}`")
     kernels = meta.get("kernels", {})
     for k in KERNELS:
         if k not in kernels and k not in data_kernels:
@@ -325,10 +325,19 @@ def meta_text(meta, data_kernels, run_dir):
     return out
 
 
+# The repository: committed reports name paths relative to it.
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def relative(text):
+    """@text with the repository's absolute path made relative to it."""
+    return text.replace(REPO + "/", "").replace(REPO, ".")
+
+
 def qemu_lines(run_dir):
     """{clock: [text, ...]} from the <kernel>-<clock>.qemu files the rig keeps:
     the series' command line, and which kernels differ from it only by their
-    own kernel name in paths."""
+    own kernel name in paths, which are relative to the repository."""
     out = {}
     for c in CLOCKS:
         cmds = {}
@@ -336,7 +345,7 @@ def qemu_lines(run_dir):
             path = os.path.join(run_dir, f"{k}-{c}.qemu")
             if os.path.exists(path):
                 with open(path, encoding="utf-8") as f:
-                    cmds[k] = f.read().strip()
+                    cmds[k] = relative(f.read().strip())
         if not cmds:
             continue
         first = "series" if "series" in cmds else sorted(cmds)[0]
