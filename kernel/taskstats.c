@@ -35,11 +35,11 @@
  * collected once per namespace view and the message cloned per listener.
  *
  * Dump: a GET with NLM_F_DUMP walks the requester's pid namespace in pid
- * order and streams one record per task (or per thread group with
- * TASKSTATS_CMD_ATTR_DUMP_TGID), as many per message as fit. The cursor
- * is the next pid number, so a dump resumed across messages sees every
- * task that lives through it exactly once, whatever forks and exits
- * meanwhile.
+ * order and streams one message per task (or per thread group with
+ * TASKSTATS_CMD_ATTR_DUMP_TGID), each with one record, as many messages
+ * per skb as fit. The cursor is the next pid number, so a dump resumed
+ * across skbs sees every task that lives through it exactly once,
+ * whatever forks and exits meanwhile.
  *
  * Who may read what. A record leaks timing and I/O patterns of its task
  * (CVE-2011-2494), so a requester reads a task's record if and only if it
@@ -1150,10 +1150,10 @@ static int taskstats_dump_done(struct netlink_callback *cb)
 }
 
 /*
- * GET with NLM_F_DUMP: one TASKSTATS_CMD_NEW message per call, holding as
- * many records as fit. A message per record cost 12 % more per record
- * (framing, and the client's parsing). A task whose record has no room
- * left opens the next message.
+ * GET with NLM_F_DUMP: one TASKSTATS_CMD_NEW message per record, as every
+ * netlink dump sends one object per message, and as many messages per
+ * call as the skb holds. A task whose message has no room left opens the
+ * next skb.
  *
  * Only the starter's credentials continue a dump: a read by any other
  * (another process the socket was passed to, or the starter after an
@@ -1172,19 +1172,16 @@ static int taskstats_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 	struct taskstats *stats;
 	int nr = ctx->next;
 	bool full = false;
-	struct nlattr *nest;
+	struct ts_msg msg;
 	int ret, err = 0;
-	void *hdr;
 
 	if (current_cred() != rq->cred)
 		return -EPERM;
-	hdr = genlmsg_put(skb, NETLINK_CB(cb->skb).portid, cb->nlh->nlmsg_seq,
-			  &family, NLM_F_MULTI, TASKSTATS_CMD_NEW);
-	if (!hdr)
-		return -EMSGSIZE;
 	for (; (tsk = dump_next(rq->pid_ns, &nr, ctx->tgid)); nr++) {
-		stats = record_open(skb, id_type, nr, &nest);
-		if (!stats) {		/* full: this task opens the next one */
+		stats = msg_open(skb, NETLINK_CB(cb->skb).portid,
+				 cb->nlh->nlmsg_seq, NLM_F_MULTI, id_type, nr,
+				 &msg);
+		if (!stats) {		/* full: this task opens the next skb */
 			put_task_struct(tsk);
 			full = true;
 			break;
@@ -1194,7 +1191,7 @@ static int taskstats_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 				  stats);
 		put_task_struct(tsk);
 		if (ret) {
-			nla_nest_cancel(skb, nest);
+			genlmsg_cancel(skb, msg.hdr);
 			if (ret == -EPERM)	/* not the requester's to read */
 				continue;
 			if (ret != -ESRCH) {	/* a fatal signal */
@@ -1212,19 +1209,15 @@ static int taskstats_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 			}
 			continue;
 		}
-		nla_nest_end(skb, nest);
+		msg_close(skb, &msg);
 		records++;
 	}
 	ctx->next = nr;
-	if (records)
-		genlmsg_end(skb, hdr);
-	else
-		genlmsg_cancel(skb, hdr);
 	if (err)
 		return err;	/* ends the dump, after the records so far */
 	if (!full)
 		return 0;	/* the end: NLMSG_DONE can share this skb */
-	/* A record that fits in no message at all would loop forever. */
+	/* A record that fits in no skb at all would loop forever. */
 	return records ? skb->len : -EMSGSIZE;
 }
 

@@ -123,7 +123,7 @@ static void collect_record(const struct record *r, void *data)
 		snap_add(col->snap, r);
 }
 
-/* A dump message holds many records, an answer to a GET one. */
+/* Every record of a message: a dump's and a GET's hold one each. */
 static int dump_cb(const struct nlmsghdr *h, void *data)
 {
 	walk_records(h, collect_record, data);

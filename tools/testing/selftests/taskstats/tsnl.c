@@ -577,8 +577,8 @@ int ts_worker_stop(struct ts_worker *w)
 /**
  * tsnl_dump_records() - walk the records of one dump message.
  * @h: the message
- * @fn: called for every record, in order (the kernel packs as many as fit
- *	into each message); may be NULL
+ * @fn: called for every record, in order (the kernel sends one per
+ *	message, but a client takes as many as a message holds); may be NULL
  * @arg: passed to @fn
  *
  * Return: the number of records, or -EBADMSG for a message without a
@@ -616,16 +616,17 @@ int tsnl_dump_records(const struct nlmsghdr *h, tsnl_dump_fn fn, void *arg)
  * tsnl_dump() - TASKSTATS_CMD_GET with NLM_F_DUMP.
  * @tgid: ask for one record per thread group (TASKSTATS_CMD_ATTR_DUMP_TGID)
  * @fn: called for every record, in the order the kernel sent them
- * @messages: if not NULL, gets the number of messages the records came in
+ * @count: if not NULL, gets how the records came (see tsnl.h)
  *
  * Return: the number of records, or the negative errno of the dump
  * (-EOPNOTSUPP from a kernel that cannot dump).
  */
 int tsnl_dump(int fd, uint16_t family, bool tgid, tsnl_dump_fn fn, void *arg,
-	      int *messages)
+	      struct tsnl_dump_count *count)
 {
 	static char buf[TSNL_BUF_SIZE];
-	int n, records = 0, msgs = 0, err;
+	struct tsnl_dump_count c = { 0 };
+	int n, records = 0, err;
 	struct tsnl_msg m;
 
 	tsnl_msg_init(&m, family, TASKSTATS_CMD_GET, NLM_F_DUMP);
@@ -640,13 +641,14 @@ int tsnl_dump(int fd, uint16_t family, bool tgid, tsnl_dump_fn fn, void *arg,
 		n = tsnl_recv(fd, buf, sizeof(buf), 0);
 		if (n < 0)
 			return n;
+		c.reads++;
 		for (h = (void *)buf; NLMSG_OK(h, n); h = NLMSG_NEXT(h, n)) {
 			if (h->nlmsg_seq != m.nlh.nlmsg_seq)
 				continue;
 			if (h->nlmsg_type == NLMSG_DONE) {
 				err = *(int *)NLMSG_DATA(h);
-				if (messages)
-					*messages = msgs;
+				if (count)
+					*count = c;
 				return err < 0 ? err : records;
 			}
 			if (h->nlmsg_type == NLMSG_ERROR)
@@ -655,7 +657,9 @@ int tsnl_dump(int fd, uint16_t family, bool tgid, tsnl_dump_fn fn, void *arg,
 			if (err < 0)
 				return err;
 			records += err;
-			msgs++;
+			c.messages++;
+			if (err > c.most)
+				c.most = err;
 		}
 	}
 }

@@ -81,8 +81,15 @@ int tsnl_drain(int fd, tsnl_exit_fn fn, void *arg);
 /* One record of a dump: its id, AGGR_PID or AGGR_TGID, and its stats. */
 typedef void (*tsnl_dump_fn)(uint32_t id, int aggr, const struct taskstats *ts,
 			     void *arg);
+/* How a dump arrived: its messages, the reads they took, the most records in one. */
+struct tsnl_dump_count {
+	int messages;
+	int reads;
+	int most;
+};
+
 int tsnl_dump(int fd, uint16_t family, bool tgid, tsnl_dump_fn fn, void *arg,
-	      int *messages);
+	      struct tsnl_dump_count *count);
 int tsnl_dump_records(const struct nlmsghdr *h, tsnl_dump_fn fn, void *arg);
 
 /* Registers @fd for exits on every possible CPU, which it writes to @cpus. */
