@@ -277,11 +277,14 @@ static u64 *ts_u64(struct taskstats *d, u16 offset)
 /*
  * Merges one class into @d: counts add, totals add and wrap, the maximum
  * (with its time) and the non-zero minimum win. Merging into a zeroed @d
- * copies; merging thread after thread sums a thread group.
+ * copies; merging thread after thread sums a thread group. Inlined, so
+ * that for the cpu class, whose @f is a constant, the offsets fold into
+ * plain field accesses: a TGID GET merges it once per thread.
  */
-static void delayacct_merge(struct taskstats *d,
-			    const struct delayacct_fields *f, u64 count,
-			    u64 total, u64 max, u64 min, u64 max_ts)
+static __always_inline void delayacct_merge(struct taskstats *d,
+					    const struct delayacct_fields *f,
+					    u64 count, u64 total, u64 max,
+					    u64 min, u64 max_ts)
 {
 	u64 *dmin = ts_u64(d, f->min);
 
@@ -344,10 +347,17 @@ int delayacct_add_tsk(struct taskstats *d, struct task_struct *tsk)
 		return 0;
 
 	raw_spin_lock_irqsave(&di->lock, flags);
-	for (c = 0; c < DELAYACCT_NR_CLASSES; c++)
+	for (c = 0; c < DELAYACCT_NR_CLASSES; c++) {
+		/*
+		 * Most tasks never wait in most classes: merging nothing
+		 * changes nothing. A count that wrapped to 0 leaves max set.
+		 */
+		if (!di->count[c] && !di->max[c])
+			continue;
 		delayacct_merge(d, &delayacct_uapi[c], di->count[c],
 				di->total[c], di->max[c], di->min[c],
 				di->max_ts[c]);
+	}
 	raw_spin_unlock_irqrestore(&di->lock, flags);
 	return 0;
 }
