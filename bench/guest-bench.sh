@@ -81,9 +81,18 @@ if [[ $delayacct_prev == [01] ]]; then
 	echo "$delayacct_prev" >/proc/sys/kernel/task_delayacct
 fi
 
-# GET latency: one task, then a thread group of 64.
+# GET latency: one task, then thread groups of 2 and 64 (what a thread
+# costs is the difference), the latter again with every thread's delays
+# accounted (threads created after switching it on).
 step get_pid "$bench" "${q[@]}" get
+step get_tgid_1 "$bench" "${q[@]}" tgid -t 1
 step get_tgid_64 "$bench" "${q[@]}" tgid -t 64
+if "$bench" delayacct on >/dev/null 2>&1; then
+	step get_tgid_64_delayacct_on "$bench" "${q[@]}" -T delayacct_on tgid -t 64
+	echo "${delayacct_prev/none/0}" >/proc/sys/kernel/task_delayacct
+else
+	echo "RESULT get_tgid_64_delayacct_on unsupported -" >>"$out"
+fi
 
 # Collecting every task: GET per /proc entry against the dump.
 if [[ $mode == quick ]]; then

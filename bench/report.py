@@ -229,7 +229,10 @@ def goals(data, clocks=CLOCKS):
                            ("directio_cpu_delayacct_on",
                             "CPU time per O_DIRECT read, delay accounting on"),
                            ("get_pid", "GET latency, one pid"),
+                           ("get_tgid_1", "TGID GET latency, 2 threads"),
                            ("get_tgid_64", "TGID GET latency, 64 threads"),
+                           ("get_tgid_64_delayacct_on",
+                            "TGID GET latency, 64 threads with delay accounting"),
                            ("exit_l0", "fork+exit+wait, no listener"),
                            ("exit_l1", "fork+exit+wait, 1 listener"),
                            ("exit_l4", "fork+exit+wait, 4 listeners")):
