@@ -864,14 +864,20 @@ static int collect_group(struct task_struct *leader, struct taskstats *stats)
 }
 
 /*
- * Collects the record of @tsk, or of its thread group if @group (@tsk is
- * then its leader), if @rq may read it; -ESRCH if it was reaped. As for /proc/PID/io, the check
- * and the collection are made under exec_update_lock: an exec between
- * them could make a task readable a moment ago a setuid program. The
- * initial namespace's admin reads everything and takes no lock.
+ * Collects the record of @tsk, found by pid number @nr, or of its thread
+ * group if @group (@tsk is then its leader), if @rq may read it. As for
+ * /proc/PID/io, the check and the collection are made under
+ * exec_update_lock: an exec between them could make a task readable a
+ * moment ago a setuid program. The initial namespace's admin reads
+ * everything and takes no lock.
+ *
+ * -ESRCH if @tsk was reaped, or if it no longer has the pid @nr: a
+ * thread's exec gives it its leader's pid (de_thread()), and a record
+ * labelled with one id must not describe a task of another.
  */
 static int read_record(const struct requester *rq, struct task_struct *tsk,
-		       bool group, unsigned int mode, struct taskstats *stats)
+		       u32 nr, bool group, unsigned int mode,
+		       struct taskstats *stats)
 {
 	struct rw_semaphore *exec_lock = &tsk->signal->exec_update_lock;
 	int ret = 0;
@@ -891,8 +897,8 @@ static int read_record(const struct requester *rq, struct task_struct *tsk,
 		ret = collect_group(tsk, stats);
 	} else {
 		collect_task(stats, tsk, rq->cred->user_ns, rq->pid_ns);
-		/* Reaped meanwhile: its ids read as 0, and it is gone. */
-		if (!pid_alive(tsk))
+		/* Reaped meanwhile (its ids read as 0), or renumbered. */
+		if (!pid_alive(tsk) || stats->ac_pid != nr)
 			ret = -ESRCH;
 	}
 out:
@@ -1023,7 +1029,8 @@ static int cmd_get_stats(struct sk_buff *skb, struct genl_info *info,
 	tsk = find_get_task(id, group);
 	if (!tsk)
 		goto fail;
-	ret = read_record(&rq, tsk, group, PTRACE_MODE_READ_FSCREDS, stats);
+	ret = read_record(&rq, tsk, id, group, PTRACE_MODE_READ_FSCREDS,
+			  stats);
 	put_task_struct(tsk);
 	if (ret)
 		goto fail;
@@ -1206,7 +1213,7 @@ static int taskstats_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 			full = true;
 			break;
 		}
-		ret = read_record(rq, tsk, ctx->tgid,
+		ret = read_record(rq, tsk, nr, ctx->tgid,
 				  PTRACE_MODE_READ_FSCREDS | PTRACE_MODE_NOAUDIT,
 				  stats);
 		put_task_struct(tsk);
