@@ -929,78 +929,129 @@ static struct task_struct *find_get_task(u32 nr, bool group)
 /* ------------------------------------------------------------ serialise */
 
 /*
- * A record goes on the wire as AGGR_{PID,TGID}{ {PID,TGID}, STATS }. The
- * collectors write straight into the STATS attribute reserved for them:
- * collecting into a buffer and copying it in would add a slab round trip
- * and a 688-byte copy to every GET, dump record and exit event.
+ * A record goes on the wire as AGGR_{PID,TGID}{ {PID,TGID}, [NULL,]
+ * STATS }, the empty NULL attribute only where STATS would otherwise not
+ * start 8-byte aligned on an architecture that cares. The collectors
+ * write straight into the STATS attribute reserved for them: collecting
+ * into a buffer and copying it in would add a slab round trip and a
+ * 688-byte copy to every GET, dump record and exit event.
+ *
+ * That layout is fixed, so a record, and the headers of its message, are
+ * laid out with one room check and one __skb_put(), headers written in
+ * place, rather than attribute by attribute through the generic helpers:
+ * about 160 instructions less per record, what sending each dumped
+ * record in a message of its own costs in framing.
  */
+
+/* A record's bytes before its pad: the AGGR nest's header, PID or TGID. */
+#define RECORD_HEAD	(NLA_HDRLEN + NLA_ALIGN(NLA_HDRLEN + sizeof(u32)))
 
 /* Room for one record, including the pad that aligns STATS to 8 bytes. */
 static size_t record_size(void)
 {
-	return nla_total_size(0) +			/* the AGGR nest */
-	       nla_total_size(sizeof(u32)) +		/* PID or TGID */
-	       nla_total_size_64bit(sizeof(struct taskstats));
+	return RECORD_HEAD + nla_total_size_64bit(sizeof(struct taskstats));
 }
 
-/*
- * Opens a record of @id in @skb: returns the room for its stats, to be
- * filled and closed with nla_nest_end(@skb, *@nest), or NULL (leaving
- * @skb as it was) if it does not fit.
- */
-static struct taskstats *record_open(struct sk_buff *skb, int id_type, u32 id,
-				     struct nlattr **nest)
+/* The pad a record laid out at @at needs before STATS: 0 or NLA_HDRLEN. */
+static size_t record_pad(const void *at)
+{
+	if (IS_ENABLED(CONFIG_HAVE_EFFICIENT_UNALIGNED_ACCESS) ||
+	    IS_ALIGNED((unsigned long)at + RECORD_HEAD + NLA_HDRLEN, 8))
+		return 0;
+	return NLA_HDRLEN;
+}
+
+static size_t record_len(size_t pad)
+{
+	return RECORD_HEAD + pad + nla_total_size(sizeof(struct taskstats));
+}
+
+static struct nlattr *attr_head(void *at, int type, size_t len)
+{
+	struct nlattr *na = at;
+
+	na->nla_len = len;
+	na->nla_type = type;
+	return na;
+}
+
+/* Writes the headers of a record of @id at @at; returns its stats. */
+static struct taskstats *record_lay(void *at, size_t pad, int id_type,
+				    u32 id)
 {
 	int aggr = id_type == TASKSTATS_TYPE_PID ?
 		   TASKSTATS_TYPE_AGGR_PID : TASKSTATS_TYPE_AGGR_TGID;
 	struct nlattr *na;
 
-	*nest = nla_nest_start_noflag(skb, aggr);
-	if (!*nest)
-		return NULL;
-	if (nla_put_u32(skb, id_type, id))
-		goto cancel;
-	na = nla_reserve_64bit(skb, TASKSTATS_TYPE_STATS,
-			       sizeof(struct taskstats), TASKSTATS_TYPE_NULL);
-	if (!na)
-		goto cancel;
+	attr_head(at, aggr, record_len(pad));
+	na = attr_head(at + NLA_HDRLEN, id_type, nla_attr_size(sizeof(u32)));
+	*(u32 *)nla_data(na) = id;
+	at += RECORD_HEAD;
+	if (pad)
+		attr_head(at, TASKSTATS_TYPE_NULL, pad);
+	na = attr_head(at + pad, TASKSTATS_TYPE_STATS,
+		       nla_attr_size(sizeof(struct taskstats)));
 	return nla_data(na);
-cancel:
-	nla_nest_cancel(skb, *nest);
-	return NULL;
 }
 
-/* A TASKSTATS_CMD_NEW message being written, and its open record. */
+/*
+ * Adds a record of @id to the message at the end of @skb: returns the
+ * room for its stats, or NULL (leaving @skb as it was) if it does not
+ * fit.
+ */
+static struct taskstats *record_open(struct sk_buff *skb, int id_type, u32 id)
+{
+	void *at = skb_tail_pointer(skb);
+	size_t pad = record_pad(at);
+
+	if (skb_tailroom(skb) < record_len(pad))
+		return NULL;
+	__skb_put(skb, record_len(pad));
+	return record_lay(at, pad, id_type, id);
+}
+
+/* A TASKSTATS_CMD_NEW message being written. */
 struct ts_msg {
-	void *hdr;
-	struct nlattr *nest;
+	struct nlmsghdr *nlh;
 };
 
 /*
- * Opens a TASKSTATS_CMD_NEW message in @skb with a first record of @id:
- * returns the room for its stats, or NULL (leaving @skb as it was) if the
- * two do not fit. msg_close() ends both.
+ * Opens a TASKSTATS_CMD_NEW message in @skb with a first record of @id,
+ * as genlmsg_put() and record_open() would: returns the room for its
+ * stats, or NULL (leaving @skb as it was) if the two do not fit.
+ * msg_close() ends the message, nlmsg_cancel(@skb, @msg->nlh) takes it
+ * back.
  */
 static struct taskstats *msg_open(struct sk_buff *skb, u32 portid, u32 seq,
 				  int flags, int id_type, u32 id,
 				  struct ts_msg *msg)
 {
-	struct taskstats *stats;
+	struct nlmsghdr *nlh = (struct nlmsghdr *)skb_tail_pointer(skb);
+	void *at = (void *)nlh + NLMSG_HDRLEN + GENL_HDRLEN;
+	size_t pad = record_pad(at);
+	size_t len = NLMSG_HDRLEN + GENL_HDRLEN + record_len(pad);
+	struct genlmsghdr *genl = nlmsg_data(nlh);
 
-	msg->hdr = genlmsg_put(skb, portid, seq, &family, flags,
-			       TASKSTATS_CMD_NEW);
-	if (!msg->hdr)
+	BUILD_BUG_ON(NLMSG_ALIGN(sizeof(*genl)) != GENL_HDRLEN);
+	if (skb_tailroom(skb) < len)
 		return NULL;
-	stats = record_open(skb, id_type, id, &msg->nest);
-	if (!stats)
-		genlmsg_cancel(skb, msg->hdr);
-	return stats;
+	__skb_put(skb, len);
+	nlh->nlmsg_len = len;
+	nlh->nlmsg_type = family.id;
+	nlh->nlmsg_flags = flags;
+	nlh->nlmsg_seq = seq;
+	nlh->nlmsg_pid = portid;
+	genl->cmd = TASKSTATS_CMD_NEW;
+	genl->version = TASKSTATS_GENL_VERSION;
+	genl->reserved = 0;
+	msg->nlh = nlh;
+	return record_lay(at, pad, id_type, id);
 }
 
+/* Ends the message, with every record added to it. */
 static void msg_close(struct sk_buff *skb, struct ts_msg *msg)
 {
-	nla_nest_end(skb, msg->nest);
-	genlmsg_end(skb, msg->hdr);
+	nlmsg_end(skb, msg->nlh);
 }
 
 /* ------------------------------------------------------------- requests */
@@ -1218,7 +1269,7 @@ static int taskstats_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 				  stats);
 		put_task_struct(tsk);
 		if (ret) {
-			genlmsg_cancel(skb, msg.hdr);
+			nlmsg_cancel(skb, msg.nlh);
 			if (ret == -EPERM)	/* not the requester's to read */
 				continue;
 			if (ret != -ESRCH) {	/* a fatal signal */
@@ -1358,9 +1409,8 @@ static struct sk_buff *exit_msg(struct task_struct *tsk, int group_dead,
 	if (group_dead)
 		stats->ac_flag |= AGROUP;
 	if (group) {
-		nla_nest_end(skb, msg.nest);
 		stats = record_open(skb, TASKSTATS_TYPE_TGID,
-				    task_tgid_nr_ns(tsk, rq->pid_ns), &msg.nest);
+				    task_tgid_nr_ns(tsk, rq->pid_ns));
 		if (!stats)
 			goto fail;
 		/*
