@@ -25,7 +25,7 @@
  * tasks.
  *
  * The same family also answers CGROUPSTATS_CMD_GET with counts of the
- * tasks of a cgroup by state.
+ * tasks of a cgroup by state, on cgroup v2 as on v1.
  *
  * Cost on the exit path: with no listener on the exiting CPU and a
  * single-threaded process, taskstats_exit() is a pointer load and a
@@ -1299,6 +1299,69 @@ static int taskstats_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 	return records ? skb->len : -EMSGSIZE;
 }
 
+#ifdef CONFIG_CGROUPS
+/*
+ * The cgroup (of either version) whose directory @dir is, pinned: EINVAL
+ * for anything else, ENOENT for a cgroup being removed.
+ */
+static struct cgroup_subsys_state *cgroup_dir_css(struct dentry *dir)
+{
+	struct cgroup_subsys_state *css = css_tryget_online_from_dir(dir, NULL);
+
+	if (IS_ERR(css) && PTR_ERR(css) == -EBADF)
+		return ERR_PTR(-EINVAL);
+	return css;
+}
+
+/* One task of a cgroup in @stats, by its state, as cgroup v1 counts. */
+static void cgroupstats_count(struct cgroupstats *stats,
+			      struct task_struct *tsk)
+{
+	unsigned int state = READ_ONCE(tsk->__state);
+
+	if (state == TASK_RUNNING)
+		stats->nr_running++;
+	else if (state == TASK_INTERRUPTIBLE)
+		stats->nr_sleeping++;
+	else if (state == TASK_UNINTERRUPTIBLE)
+		stats->nr_uninterruptible++;
+	else if (state == TASK_STOPPED)
+		stats->nr_stopped++;
+	else if (tsk->in_iowait)
+		stats->nr_io_wait++;
+}
+
+/*
+ * The counts of the cgroup whose directory @dir is: a v1 cgroup's as the
+ * cgroup core has always made them, a v2 cgroup's the same way over the
+ * tasks in that cgroup itself (not its descendants).
+ */
+static int cgroupstats_of_dir(struct cgroupstats *stats, struct dentry *dir)
+{
+	struct cgroup_subsys_state *css = cgroup_dir_css(dir);
+	struct css_task_iter it;
+	struct task_struct *tsk;
+
+	if (IS_ERR(css))
+		return PTR_ERR(css);
+	if (css->cgroup->root != &cgrp_dfl_root) {	/* v1 */
+		css_put(css);
+		return cgroupstats_build(stats, dir);
+	}
+	css_task_iter_start(css, 0, &it);
+	while ((tsk = css_task_iter_next(&it)))
+		cgroupstats_count(stats, tsk);
+	css_task_iter_end(&it);
+	css_put(css);
+	return 0;
+}
+#else
+static int cgroupstats_of_dir(struct cgroupstats *stats, struct dentry *dir)
+{
+	return -EINVAL;
+}
+#endif
+
 static int cgroupstats_user_cmd(struct sk_buff *skb, struct genl_info *info)
 {
 	struct nlattr *na = info->attrs[CGROUPSTATS_CMD_ATTR_FD];
@@ -1309,11 +1372,13 @@ static int cgroupstats_user_cmd(struct sk_buff *skb, struct genl_info *info)
 
 	if (!na)
 		return -EINVAL;
-	CLASS(fd, f)(nla_get_u32(na));
+	CLASS(fd_raw, f)(nla_get_u32(na));
 	/* A closed fd is answered with nothing at all, as it always was. */
 	if (fd_empty(f))
 		return 0;
-	ret = cgroupstats_build(&stats, fd_file(f)->f_path.dentry);
+	if (fd_file(f)->f_mode & FMODE_PATH)
+		return -EBADF;
+	ret = cgroupstats_of_dir(&stats, fd_file(f)->f_path.dentry);
 	if (ret < 0)
 		return ret;
 
