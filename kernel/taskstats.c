@@ -39,7 +39,9 @@
  * TASKSTATS_CMD_ATTR_DUMP_TGID), each with one record, as many messages
  * per skb as fit. The cursor is the next pid number, so a dump resumed
  * across skbs sees every task that lives through it exactly once,
- * whatever forks and exits meanwhile.
+ * whatever forks and exits meanwhile. A dump of one cgroup
+ * (DUMP_CGROUP_FD, DUMP_SUBTREE) walks that cgroup's task list instead:
+ * it costs what the cgroup holds, not what the system does.
  *
  * Who may read what. A record leaks timing and I/O patterns of its task
  * (CVE-2011-2494), so a requester reads a task's record if and only if it
@@ -1166,8 +1168,8 @@ static int taskstats_user_cmd(struct sk_buff *skb, struct genl_info *info)
  * or NULL at the end; *@nr is set to its pid number. A thread group dump
  * only stops at group leaders.
  */
-static struct task_struct *dump_next(struct pid_namespace *ns, int *nr,
-				     bool tgid)
+static struct task_struct *pid_walk_next(struct pid_namespace *ns, int *nr,
+					 bool tgid)
 {
 	struct task_struct *tsk = NULL;
 	struct pid *pid;
@@ -1186,6 +1188,143 @@ static struct task_struct *dump_next(struct pid_namespace *ns, int *nr,
 	return tsk;
 }
 
+#ifdef CONFIG_CGROUPS
+/*
+ * A dump of one cgroup (DUMP_CGROUP_FD) walks the tasks of that cgroup,
+ * and with DUMP_SUBTREE those of its descendants in pre-order, with the
+ * cgroup core's task iterator: its cost follows the cgroup's tasks, not
+ * the pid space. The iterator lives across the dump's parts, as that of
+ * cgroup.procs lives across reads; a task met when the skb was full is
+ * held for the next part. Tasks that move meanwhile may be seen twice or
+ * not at all, as with cgroup.procs.
+ */
+struct cgroup_walk {
+	struct cgroup_subsys_state *root;	/* the cgroup named, pinned */
+	struct cgroup_subsys_state *pos;	/* the one walked, pinned */
+	struct css_task_iter it;		/* over @pos, while @pos */
+	struct task_struct *held;		/* with a reference */
+	unsigned int flags;			/* CSS_TASK_ITER_PROCS or 0 */
+	bool subtree;
+};
+
+/* Moves @w to the next cgroup of its subtree; false at the end. */
+static bool cgroup_walk_advance(struct cgroup_walk *w)
+{
+	struct cgroup_subsys_state *next = NULL;
+
+	css_task_iter_end(&w->it);
+	if (w->subtree) {
+		rcu_read_lock();
+		next = css_next_descendant_pre(w->pos, w->root);
+		while (next && !css_tryget(next))
+			next = css_next_descendant_pre(next, w->root);
+		rcu_read_unlock();
+	}
+	css_put(w->pos);
+	w->pos = next;
+	if (next)
+		css_task_iter_start(next, w->flags, &w->it);
+	return next;
+}
+
+/*
+ * The next task of the walk that @ns shows, with a reference, or NULL at
+ * the end; *@nr is set to its pid (or, for group records, tgid) number.
+ */
+static struct task_struct *cgroup_walk_next(struct cgroup_walk *w,
+					    struct pid_namespace *ns, int *nr)
+{
+	struct task_struct *tsk = w->held;
+
+	w->held = NULL;
+	while (tsk || w->pos) {
+		if (!tsk) {
+			tsk = css_task_iter_next(&w->it);
+			if (!tsk) {
+				cgroup_walk_advance(w);
+				continue;
+			}
+			get_task_struct(tsk);
+		}
+		*nr = w->flags ? task_tgid_nr_ns(tsk, ns) :
+				 task_pid_nr_ns(tsk, ns);
+		if (*nr)
+			return tsk;
+		put_task_struct(tsk);	/* another namespace's, or reaped */
+		tsk = NULL;
+	}
+	return NULL;
+}
+
+/*
+ * The cgroup (of either version) whose directory @dir is, pinned: EINVAL
+ * for anything else, ENOENT for a cgroup being removed.
+ */
+static struct cgroup_subsys_state *cgroup_dir_css(struct dentry *dir)
+{
+	struct cgroup_subsys_state *css = css_tryget_online_from_dir(dir, NULL);
+
+	if (IS_ERR(css) && PTR_ERR(css) == -EBADF)
+		return ERR_PTR(-EINVAL);
+	return css;
+}
+
+/* Starts a walk of the cgroup whose directory @fd is open on. */
+static struct cgroup_walk *cgroup_walk_start(u32 fd, bool subtree, bool tgid)
+{
+	struct cgroup_subsys_state *css;
+	struct cgroup_walk *w;
+
+	CLASS(fd, f)(fd);
+	if (fd_empty(f))	/* closed, or O_PATH */
+		return ERR_PTR(-EBADF);
+	css = cgroup_dir_css(fd_file(f)->f_path.dentry);
+	if (IS_ERR(css))
+		return ERR_CAST(css);
+	w = kzalloc(sizeof(*w), GFP_KERNEL_ACCOUNT);
+	if (!w) {
+		css_put(css);
+		return ERR_PTR(-ENOMEM);
+	}
+	css_get(css);
+	w->root = css;
+	w->pos = css;
+	w->flags = tgid ? CSS_TASK_ITER_PROCS : 0;
+	w->subtree = subtree;
+	css_task_iter_start(css, w->flags, &w->it);
+	return w;
+}
+
+static void cgroup_walk_end(struct cgroup_walk *w)
+{
+	if (w->held)
+		put_task_struct(w->held);
+	if (w->pos) {
+		css_task_iter_end(&w->it);
+		css_put(w->pos);
+	}
+	css_put(w->root);
+	kfree(w);
+}
+#else
+struct cgroup_walk;
+
+static struct task_struct *cgroup_walk_next(struct cgroup_walk *w,
+					    struct pid_namespace *ns, int *nr)
+{
+	return NULL;
+}
+
+static struct cgroup_walk *cgroup_walk_start(u32 fd, bool subtree, bool tgid)
+{
+	return ERR_PTR(-EOPNOTSUPP);
+}
+
+static void cgroup_walk_end(struct cgroup_walk *w)
+{
+}
+#endif
+
 /*
  * A dump in progress, in cb->ctx. The requester is the dump's starter,
  * captured at its start: later parts of the dump are built in
@@ -1193,9 +1332,30 @@ static struct task_struct *dump_next(struct pid_namespace *ns, int *nr,
  */
 struct dump_ctx {
 	struct requester *rq;
-	int next;		/* pid number to resume from */
+	struct cgroup_walk *cg;	/* a dump of one cgroup, or NULL */
+	int next;		/* the pid walk: pid number to resume from */
 	bool tgid;		/* one record per thread group */
 };
+
+/* The next task of the dump, with a reference; *@nr its id. */
+static struct task_struct *dump_next(struct dump_ctx *ctx, int *nr)
+{
+	if (ctx->cg)
+		return cgroup_walk_next(ctx->cg, ctx->rq->pid_ns, nr);
+	return pid_walk_next(ctx->rq->pid_ns, nr, ctx->tgid);
+}
+
+/* @tsk, met with no room left, opens the next part of the dump. */
+static void dump_hold(struct dump_ctx *ctx, struct task_struct *tsk)
+{
+#ifdef CONFIG_CGROUPS
+	if (ctx->cg) {
+		ctx->cg->held = tsk;
+		return;
+	}
+#endif
+	put_task_struct(tsk);	/* the pid walk looks its number up again */
+}
 
 static struct dump_ctx *dump_ctx(struct netlink_callback *cb)
 {
@@ -1203,18 +1363,41 @@ static struct dump_ctx *dump_ctx(struct netlink_callback *cb)
 	return (struct dump_ctx *)cb->ctx;
 }
 
+/*
+ * Runs in the sender's context: the cgroup fd, if any, is the sender's.
+ * No id attribute is looked at, as always; DUMP_SUBTREE alone is EINVAL.
+ */
 static int taskstats_dump_start(struct netlink_callback *cb)
 {
 	struct nlattr **attrs = genl_dumpit_info(cb)->info.attrs;
 	struct dump_ctx *ctx = dump_ctx(cb);
+	struct nlattr *cg_fd = NULL;
+	bool subtree = false;
 
+	if (attrs) {
+		ctx->tgid = nla_get_flag(attrs[TASKSTATS_CMD_ATTR_DUMP_TGID]);
+		cg_fd = attrs[TASKSTATS_CMD_ATTR_DUMP_CGROUP_FD];
+		subtree = nla_get_flag(attrs[TASKSTATS_CMD_ATTR_DUMP_SUBTREE]);
+	}
+	if (subtree && !cg_fd)
+		return -EINVAL;
+	if (cg_fd) {
+		struct cgroup_walk *w = cgroup_walk_start(nla_get_u32(cg_fd),
+							  subtree, ctx->tgid);
+
+		if (IS_ERR(w))
+			return PTR_ERR(w);
+		ctx->cg = w;
+	}
 	ctx->rq = kmalloc(sizeof(*ctx->rq), GFP_KERNEL);
-	if (!ctx->rq)
+	if (!ctx->rq) {
+		if (ctx->cg)
+			cgroup_walk_end(ctx->cg);
 		return -ENOMEM;
+	}
 	requester_init(ctx->rq, cb->skb);
 	requester_get(ctx->rq);
 	ctx->next = 0;
-	ctx->tgid = attrs && nla_get_flag(attrs[TASKSTATS_CMD_ATTR_DUMP_TGID]);
 	return 0;
 }
 
@@ -1222,6 +1405,8 @@ static int taskstats_dump_done(struct netlink_callback *cb)
 {
 	struct dump_ctx *ctx = dump_ctx(cb);
 
+	if (ctx->cg)
+		cgroup_walk_end(ctx->cg);
 	requester_put(ctx->rq);
 	kfree(ctx->rq);
 	return 0;
@@ -1255,12 +1440,12 @@ static int taskstats_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 
 	if (current_cred() != rq->cred)
 		return -EPERM;
-	for (; (tsk = dump_next(rq->pid_ns, &nr, ctx->tgid)); nr++) {
+	for (; (tsk = dump_next(ctx, &nr)); nr++) {
 		stats = msg_open(skb, NETLINK_CB(cb->skb).portid,
 				 cb->nlh->nlmsg_seq, NLM_F_MULTI, id_type, nr,
 				 &msg);
 		if (!stats) {		/* full: this task opens the next skb */
-			put_task_struct(tsk);
+			dump_hold(ctx, tsk);
 			full = true;
 			break;
 		}
@@ -1279,9 +1464,10 @@ static int taskstats_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 			/*
 			 * The leader was released: the group died, or another
 			 * thread's exec made that thread the leader of @nr.
-			 * Look @nr up once more to find the new one.
+			 * The pid walk looks @nr up once more to find the new
+			 * one.
 			 */
-			if (nr != retried) {
+			if (!ctx->cg && nr != retried) {
 				retried = nr;
 				nr--;	/* the loop's nr++ comes back to it */
 			}
@@ -1300,19 +1486,6 @@ static int taskstats_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 }
 
 #ifdef CONFIG_CGROUPS
-/*
- * The cgroup (of either version) whose directory @dir is, pinned: EINVAL
- * for anything else, ENOENT for a cgroup being removed.
- */
-static struct cgroup_subsys_state *cgroup_dir_css(struct dentry *dir)
-{
-	struct cgroup_subsys_state *css = css_tryget_online_from_dir(dir, NULL);
-
-	if (IS_ERR(css) && PTR_ERR(css) == -EBADF)
-		return ERR_PTR(-EINVAL);
-	return css;
-}
-
 /* One task of a cgroup in @stats, by its state, as cgroup v1 counts. */
 static void cgroupstats_count(struct cgroupstats *stats,
 			      struct task_struct *tsk)
@@ -1612,6 +1785,8 @@ static const struct nla_policy taskstats_cmd_get_policy[] = {
 	[TASKSTATS_CMD_ATTR_REGISTER_CPUMASK]	= { .type = NLA_STRING },
 	[TASKSTATS_CMD_ATTR_DEREGISTER_CPUMASK]	= { .type = NLA_STRING },
 	[TASKSTATS_CMD_ATTR_DUMP_TGID]		= { .type = NLA_FLAG },
+	[TASKSTATS_CMD_ATTR_DUMP_CGROUP_FD]	= { .type = NLA_U32 },
+	[TASKSTATS_CMD_ATTR_DUMP_SUBTREE]	= { .type = NLA_FLAG },
 };
 
 static const struct nla_policy cgroupstats_cmd_get_policy[] = {

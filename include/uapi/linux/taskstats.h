@@ -215,7 +215,8 @@ enum {
  * Attributes of a TASKSTATS_CMD_GET request; one per request. A GET with
  * NLM_F_DUMP takes no id: it streams one AGGR_PID record per task of the
  * requester's pid namespace, or one AGGR_TGID record per thread group
- * when DUMP_TGID is present.
+ * when DUMP_TGID is present; with DUMP_CGROUP_FD only those of the tasks
+ * in that cgroup (and, with DUMP_SUBTREE, in its descendants).
  */
 enum {
 	TASKSTATS_CMD_ATTR_UNSPEC = 0,
@@ -224,6 +225,8 @@ enum {
 	TASKSTATS_CMD_ATTR_REGISTER_CPUMASK,	/* cpulist string */
 	TASKSTATS_CMD_ATTR_DEREGISTER_CPUMASK,	/* cpulist string */
 	TASKSTATS_CMD_ATTR_DUMP_TGID,		/* flag, dump only */
+	TASKSTATS_CMD_ATTR_DUMP_CGROUP_FD,	/* u32: a cgroup dir fd, dump only */
+	TASKSTATS_CMD_ATTR_DUMP_SUBTREE,	/* flag: and its descendants */
 	__TASKSTATS_CMD_ATTR_MAX,
 };
 
