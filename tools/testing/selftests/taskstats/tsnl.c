@@ -613,26 +613,23 @@ int tsnl_dump_records(const struct nlmsghdr *h, tsnl_dump_fn fn, void *arg)
 }
 
 /**
- * tsnl_dump() - TASKSTATS_CMD_GET with NLM_F_DUMP.
- * @tgid: ask for one record per thread group (TASKSTATS_CMD_ATTR_DUMP_TGID)
+ * tsnl_dump_msg() - send the dump request @m and read the dump it starts.
+ * @m: a TASKSTATS_CMD_GET with NLM_F_DUMP and whatever attributes
  * @fn: called for every record, in the order the kernel sent them
  * @count: if not NULL, gets how the records came (see tsnl.h)
  *
- * Return: the number of records, or the negative errno of the dump
- * (-EOPNOTSUPP from a kernel that cannot dump).
+ * Return: the number of records, or the negative errno of the dump, be it
+ * its first message (an NLMSG_ERROR: the dump did not start) or the code
+ * of its NLMSG_DONE.
  */
-int tsnl_dump(int fd, uint16_t family, bool tgid, tsnl_dump_fn fn, void *arg,
-	      struct tsnl_dump_count *count)
+int tsnl_dump_msg(int fd, struct tsnl_msg *m, tsnl_dump_fn fn, void *arg,
+		  struct tsnl_dump_count *count)
 {
 	static char buf[TSNL_BUF_SIZE];
 	struct tsnl_dump_count c = { 0 };
 	int n, records = 0, err;
-	struct tsnl_msg m;
 
-	tsnl_msg_init(&m, family, TASKSTATS_CMD_GET, NLM_F_DUMP);
-	if (tgid)
-		tsnl_put(&m, TASKSTATS_CMD_ATTR_DUMP_TGID, NULL, 0);
-	err = tsnl_send(fd, &m);
+	err = tsnl_send(fd, m);
 	if (err)
 		return err;
 	for (;;) {
@@ -643,7 +640,7 @@ int tsnl_dump(int fd, uint16_t family, bool tgid, tsnl_dump_fn fn, void *arg,
 			return n;
 		c.reads++;
 		for (h = (void *)buf; NLMSG_OK(h, n); h = NLMSG_NEXT(h, n)) {
-			if (h->nlmsg_seq != m.nlh.nlmsg_seq)
+			if (h->nlmsg_seq != m->nlh.nlmsg_seq)
 				continue;
 			if (h->nlmsg_type == NLMSG_DONE) {
 				err = *(int *)NLMSG_DATA(h);
@@ -660,6 +657,98 @@ int tsnl_dump(int fd, uint16_t family, bool tgid, tsnl_dump_fn fn, void *arg,
 			c.messages++;
 			if (err > c.most)
 				c.most = err;
+		}
+	}
+}
+
+/**
+ * tsnl_dump() - TASKSTATS_CMD_GET with NLM_F_DUMP.
+ * @tgid: ask for one record per thread group (TASKSTATS_CMD_ATTR_DUMP_TGID)
+ * @fn: called for every record, in the order the kernel sent them
+ * @count: if not NULL, gets how the records came (see tsnl.h)
+ *
+ * Return: the number of records, or the negative errno of the dump
+ * (-EOPNOTSUPP from a kernel that cannot dump).
+ */
+int tsnl_dump(int fd, uint16_t family, bool tgid, tsnl_dump_fn fn, void *arg,
+	      struct tsnl_dump_count *count)
+{
+	struct tsnl_msg m;
+
+	tsnl_msg_init(&m, family, TASKSTATS_CMD_GET, NLM_F_DUMP);
+	if (tgid)
+		tsnl_put(&m, TASKSTATS_CMD_ATTR_DUMP_TGID, NULL, 0);
+	return tsnl_dump_msg(fd, &m, fn, arg, count);
+}
+
+/**
+ * tsnl_dump_cgroup() - a dump of one cgroup's tasks.
+ * @cgroup_fd: sent as TASKSTATS_CMD_ATTR_DUMP_CGROUP_FD; none if negative
+ * @flags: TSNL_DUMP_TGID, TSNL_DUMP_SUBTREE
+ * @fn: called for every record, in the order the kernel sent them
+ *
+ * Return: the number of records, or the negative errno of the dump.
+ */
+int tsnl_dump_cgroup(int fd, uint16_t family, int cgroup_fd, int flags,
+		     tsnl_dump_fn fn, void *arg)
+{
+	struct tsnl_msg m;
+
+	tsnl_msg_init(&m, family, TASKSTATS_CMD_GET, NLM_F_DUMP);
+	if (cgroup_fd >= 0)
+		tsnl_put_u32(&m, TASKSTATS_CMD_ATTR_DUMP_CGROUP_FD, cgroup_fd);
+	if (flags & TSNL_DUMP_TGID)
+		tsnl_put(&m, TASKSTATS_CMD_ATTR_DUMP_TGID, NULL, 0);
+	if (flags & TSNL_DUMP_SUBTREE)
+		tsnl_put(&m, TASKSTATS_CMD_ATTR_DUMP_SUBTREE, NULL, 0);
+	return tsnl_dump_msg(fd, &m, fn, arg, NULL);
+}
+
+/**
+ * tsnl_cgroupstats() - CGROUPSTATS_CMD_GET, with NLM_F_ACK so that a
+ * request the kernel answers with nothing still ends.
+ * @cgroup_fd: sent as CGROUPSTATS_CMD_ATTR_FD; no attribute if negative
+ * @cs: gets the counts of the answer
+ *
+ * Return: 1 for an answer (in @cs), 0 for an acknowledgment that came
+ * without one, or the negative errno of the request (-EBADMSG for an
+ * answer that is not a CGROUPSTATS_CMD_NEW with a whole struct).
+ */
+int tsnl_cgroupstats(int fd, uint16_t family, int cgroup_fd,
+		     struct cgroupstats *cs)
+{
+	static char buf[TSNL_BUF_SIZE];
+	bool answered = false;
+	struct tsnl_msg m;
+	int n, err;
+
+	tsnl_msg_init(&m, family, CGROUPSTATS_CMD_GET, NLM_F_ACK);
+	if (cgroup_fd >= 0)
+		tsnl_put_u32(&m, CGROUPSTATS_CMD_ATTR_FD, cgroup_fd);
+	err = tsnl_send(fd, &m);
+	if (err)
+		return err;
+	for (;;) {
+		struct nlmsghdr *h;
+
+		n = tsnl_recv(fd, buf, sizeof(buf), 0);
+		if (n < 0)
+			return n;
+		for (h = (void *)buf; NLMSG_OK(h, n); h = NLMSG_NEXT(h, n)) {
+			struct tsnl_reply r;
+
+			if (h->nlmsg_seq != m.nlh.nlmsg_seq)
+				continue;
+			if (h->nlmsg_type == NLMSG_ERROR) {
+				err = ((struct nlmsgerr *)NLMSG_DATA(h))->error;
+				return err ? err : answered;
+			}
+			if (tsnl_parse(h, h->nlmsg_len, &r) ||
+			    r.cmd != CGROUPSTATS_CMD_NEW ||
+			    r.cgstats_len < (int)sizeof(*cs))
+				return -EBADMSG;
+			memcpy(cs, r.cgstats, sizeof(*cs));
+			answered = true;
 		}
 	}
 }

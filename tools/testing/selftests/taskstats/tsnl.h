@@ -90,6 +90,17 @@ struct tsnl_dump_count {
 
 int tsnl_dump(int fd, uint16_t family, bool tgid, tsnl_dump_fn fn, void *arg,
 	      struct tsnl_dump_count *count);
+int tsnl_dump_msg(int fd, struct tsnl_msg *m, tsnl_dump_fn fn, void *arg,
+		  struct tsnl_dump_count *count);
+
+/* Flags of tsnl_dump_cgroup(): the attributes it adds to the request. */
+#define TSNL_DUMP_TGID		1	/* TASKSTATS_CMD_ATTR_DUMP_TGID */
+#define TSNL_DUMP_SUBTREE	2	/* TASKSTATS_CMD_ATTR_DUMP_SUBTREE */
+
+int tsnl_dump_cgroup(int fd, uint16_t family, int cgroup_fd, int flags,
+		     tsnl_dump_fn fn, void *arg);
+int tsnl_cgroupstats(int fd, uint16_t family, int cgroup_fd,
+		     struct cgroupstats *cs);
 int tsnl_dump_records(const struct nlmsghdr *h, tsnl_dump_fn fn, void *arg);
 
 /* Registers @fd for exits on every possible CPU, which it writes to @cpus. */

@@ -1,0 +1,1429 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Cgroup v2: CGROUPSTATS_CMD_GET on a v2 directory, and the dump of one
+ * cgroup (TASKSTATS_CMD_ATTR_DUMP_CGROUP_FD, with DUMP_TGID and
+ * DUMP_SUBTREE).
+ *
+ * Every test makes a fresh cgroup under /sys/fs/cgroup, puts tasks of its
+ * own there (each joins by writing its pid to cgroup.procs, then makes its
+ * threads), waits in /proc/PID/stat for the state each must be in, and
+ * compares what the kernel says with what it did: every field of struct
+ * cgroupstats, the exact set of ids of a dump.
+ *
+ * Cleaning up: the teardown kills the tasks and removes the cgroups. A
+ * test that dies before it (a timeout, a failed setup) leaves that to its
+ * janitor, a process in a session of its own that waits for the test's
+ * death on a pidfd, then thaws what the test froze, empties (cgroup.kill)
+ * and removes what the test created, as recorded in memory they share.
+ *
+ * The reference kernel answers CGROUPSTATS_CMD_GET on a v2 directory with
+ * EINVAL, as upstream always did (cgroupstats_build() knows only v1), and
+ * cannot dump: tests of what only this series does skip there, saying
+ * so. One test expects either answer, depending on the kernel it runs
+ * on, and says which:
+ *
+ *	cgroupstats_of_a_v2_cgroup_counts_here_and_is_einval_on_the_reference
+ *
+ * Upstream's v1 counts and the errors it shares with the series are
+ * checked on both kernels.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/syscall.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+#include <linux/magic.h>
+
+#include "../kselftest_harness.h"
+#include "agent.h"
+#include "tsnl.h"
+
+#ifndef CGROUP2_SUPER_MAGIC
+#define CGROUP2_SUPER_MAGIC	0x63677270
+#endif
+/* <linux/fs.h>'s, which does not mix with <sys/mount.h> on every libc. */
+#ifndef FIFREEZE
+#define FIFREEZE	_IOWR('X', 119, int)
+#define FITHAW		_IOWR('X', 120, int)
+#endif
+
+#define CGROUP_ROOT	"/sys/fs/cgroup"
+#define PATH_BUF	256
+#define MAX_CGROUPS	8
+#define MAX_KIDS	16
+#define MAX_TIDS	8	/* a kid's leader and its threads */
+#define MAX_IDS		128
+#define MAX_RECS	256
+#define WAIT_MS		10000	/* for a state, an answer, a cgroup to empty */
+
+#define SKIP_COUNTS	"the reference kernel answers CGROUPSTATS_CMD_GET on cgroup v2 " \
+			"with EINVAL (cgroupstats_of_a_v2_cgroup_counts_here_and_is_" \
+			"einval_on_the_reference checks it)"
+#define SKIP_DUMP	"the reference kernel cannot dump (EOPNOTSUPP), let alone one cgroup"
+
+/* What a test has made that must be undone: shared with its janitor. */
+struct mess {
+	char cgroup[MAX_CGROUPS][PATH_BUF];	/* created, in this order */
+	int ncgroups;
+	char frozen[PATH_BUF];	/* a directory of a file system we froze */
+	char v1[PATH_BUF];	/* where we mounted a cgroup v1 hierarchy */
+	unsigned long forks;	/* the churner's, so far */
+};
+
+enum kind {
+	SLEEPER,	/* every thread blocks reading a pipe: TASK_INTERRUPTIBLE */
+	BUSY,		/* the leader spins: TASK_RUNNING */
+	WRITER,		/* told to, write(2)s to a file: D if its fs is frozen */
+	VFORKER,	/* vfork(2)s a child that sleeps: TASK_KILLABLE */
+};
+
+/* A task to make: see spawn(). */
+struct spec {
+	const char *cgroup;	/* the directory it joins */
+	enum kind kind;
+	int threads;		/* besides the leader, each asleep on the pipe */
+	uid_t uid;		/* if not 0: becomes that user after joining */
+	const char *name;	/* its command name */
+	int fd;			/* WRITER: the file it writes to */
+};
+
+/* A task made: its threads' ids, leader first. */
+struct kid {
+	pid_t pid;
+	int n;
+	pid_t tid[MAX_TIDS];
+	pid_t vchild;		/* VFORKER: the child it waits for */
+	int go;			/* WRITER: a byte here makes it write */
+};
+
+/* What the kid says once it is in its cgroup with all its threads. */
+struct ready {
+	int n;			/* of tids, or -errno */
+	pid_t tid[MAX_TIDS];
+};
+
+/* Everything a test of this file works with. */
+struct world {
+	int nl;
+	uint16_t family;
+	bool series;		/* this series' kernel, not the reference */
+	struct mess *mess;
+	char dir[PATH_BUF];	/* the test's cgroup */
+	int dirfd;
+	int hold[2];		/* the pipe every sleeping thread reads */
+	struct kid kids[MAX_KIDS];
+	int nkids;
+	pid_t churner;
+};
+
+/* ------------------------------------------------------------ cleaning */
+
+static void thaw(struct mess *m)
+{
+	int fd;
+
+	if (!m->frozen[0])
+		return;
+	fd = open(m->frozen, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd >= 0) {
+		ioctl(fd, FITHAW, 0);
+		close(fd);
+	}
+	m->frozen[0] = '\0';
+}
+
+/* Kills what is left in the cgroup @dir, of either version, and removes it. */
+static void remove_cgroup(const char *dir)
+{
+	char path[PATH_BUF + 16], buf[4096];
+
+	for (int i = 0; i < WAIT_MS; i++) {
+		if (!rmdir(dir) || errno != EBUSY)
+			return;
+		snprintf(path, sizeof(path), "%s/cgroup.kill", dir);
+		if (ts_write_file(path, "1")) {		/* v1 has none */
+			snprintf(path, sizeof(path), "%s/cgroup.procs", dir);
+			if (ts_read_file(path, buf, sizeof(buf)) > 0)
+				for (char *p = buf; *p; p += strcspn(p, "\n"), p += !!*p)
+					kill(atoi(p), SIGKILL);
+		}
+		usleep(1000);
+	}
+}
+
+/* Undoes what @m records, in an order that cannot block. */
+static void cleanup(struct mess *m)
+{
+	thaw(m);
+	while (m->ncgroups > 0)
+		remove_cgroup(m->cgroup[--m->ncgroups]);
+	if (m->v1[0]) {
+		umount2(m->v1, MNT_DETACH);
+		rmdir(m->v1);
+		m->v1[0] = '\0';
+	}
+}
+
+/*
+ * Forks the janitor: out of our session (the harness kills the test's
+ * process group at a timeout) and holding none of our files, it waits
+ * for this process to end and cleans up after it.
+ */
+static int janitor_start(struct mess *m)
+{
+	int pidfd = syscall(SYS_pidfd_open, getpid(), 0);
+	struct pollfd p = { .fd = pidfd, .events = POLLIN };
+	pid_t pid;
+
+	if (pidfd < 0)
+		return -errno;
+	pid = fork();
+	if (pid < 0)
+		return -errno;
+	if (pid == 0) {
+		int null = open("/dev/null", O_RDWR);
+
+		setsid();
+		dup2(null, 0);
+		dup2(null, 1);
+		dup2(null, 2);
+		for (int fd = 3; fd < 1024; fd++)
+			if (fd != pidfd)
+				close(fd);
+		while (poll(&p, 1, -1) < 0 && errno == EINTR)
+			;
+		cleanup(m);
+		_exit(0);
+	}
+	close(pidfd);
+	return 0;
+}
+
+/* Creates the cgroup (or any directory) @path, recorded for the cleanup. */
+static int make_cgroup(struct world *w, const char *path)
+{
+	struct mess *m = w->mess;
+
+	if (m->ncgroups == MAX_CGROUPS)
+		return -ENOSPC;
+	snprintf(m->cgroup[m->ncgroups++], PATH_BUF, "%s", path);
+	return mkdir(path, 0755) ? -errno : 0;
+}
+
+/* ---------------------------------------------------------------- kids */
+
+/* The kid's side; only its own copies of these are ever set. */
+static int kid_hold = -1, kid_ready = -1;
+static pid_t kid_tids[MAX_TIDS];
+
+static void sleep_on_hold(void)
+{
+	char c;
+
+	/* EOF when the test closes the pipe, or dies. */
+	while (read(kid_hold, &c, 1) > 0)
+		;
+	_exit(0);
+}
+
+static void *sleeper_thread(void *arg)
+{
+	__atomic_store_n(&kid_tids[(long)arg], gettid(), __ATOMIC_RELEASE);
+	sleep_on_hold();
+	return NULL;
+}
+
+/* The vfork child: shares the vforker's memory, not its stack. */
+static int vfork_child(void *arg)
+{
+	struct ready r = { .n = 1, .tid = { getpid() } };
+
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (write(kid_ready, &r, sizeof(r)) != sizeof(r))
+		_exit(1);
+	sleep_on_hold();
+	return 0;
+}
+
+static void kid_fail(struct ready *r, int err)
+{
+	r->n = err;
+	if (write(kid_ready, r, sizeof(*r)) != sizeof(*r))
+		_exit(2);
+	_exit(1);
+}
+
+static void kid_main(const struct spec *s, pid_t parent, int go)
+{
+	struct ready r = { 0 };
+	char path[PATH_BUF + 16], pid[16];
+	pthread_t t;
+	int err;
+
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() != parent)
+		_exit(1);
+	snprintf(path, sizeof(path), "%s/cgroup.procs", s->cgroup);
+	snprintf(pid, sizeof(pid), "%d", getpid());
+	err = ts_write_file(path, pid);
+	if (err)
+		kid_fail(&r, err);
+	prctl(PR_SET_NAME, s->name ? s->name : "ts_cg_kid");
+	if (s->uid) {
+		become(s->uid);		/* which clears the death signal */
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+	}
+	kid_tids[0] = getpid();
+	for (long i = 1; i <= s->threads; i++)
+		if (pthread_create(&t, NULL, sleeper_thread, (void *)i))
+			kid_fail(&r, -EAGAIN);
+	for (int i = 1; i <= s->threads; i++)
+		for (int ms = 0; !__atomic_load_n(&kid_tids[i], __ATOMIC_ACQUIRE); ms++) {
+			if (ms == WAIT_MS)
+				kid_fail(&r, -ETIMEDOUT);
+			usleep(1000);
+		}
+	r.n = 1 + s->threads;
+	memcpy(r.tid, kid_tids, sizeof(r.tid));
+	if (write(kid_ready, &r, sizeof(r)) != sizeof(r))
+		_exit(1);
+	switch (s->kind) {
+	case SLEEPER:
+		break;
+	case BUSY:
+		setpriority(PRIO_PROCESS, 0, 19);	/* spin, but politely */
+		for (;;)
+			;
+	case WRITER: {
+		char c;
+
+		if (read(go, &c, 1) == 1 && pwrite(s->fd, "x", 1, 0) != 1)
+			_exit(1);
+		break;
+	}
+	case VFORKER: {
+		static long stack[8192];
+		pid_t child = clone(vfork_child, (char *)stack + sizeof(stack),
+				    CLONE_VM | CLONE_VFORK | SIGCHLD, NULL);
+
+		if (child > 0)
+			waitpid(child, NULL, 0);
+		break;
+	}
+	}
+	sleep_on_hold();
+}
+
+/* Reads one struct ready from @fd, waiting at most WAIT_MS. */
+static int read_ready(int fd, struct ready *r)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+
+	if (poll(&p, 1, WAIT_MS) != 1)
+		return -ETIMEDOUT;
+	if (read(fd, r, sizeof(*r)) != sizeof(*r))
+		return -EPIPE;
+	if (r->n < 0)
+		return r->n;
+	return r->n > MAX_TIDS ? -E2BIG : 0;
+}
+
+/* Waits at most WAIT_MS for /proc/@tid/stat to show state @want. */
+static int wait_state(pid_t tid, int want)
+{
+	int s = 0;
+
+	for (int ms = 0; ms < WAIT_MS; ms++) {
+		s = ts_proc_state(tid);
+		if (s == want)
+			return 0;
+		if (s < 0)
+			return s;
+		usleep(1000);
+	}
+	fprintf(stderr, "# %d is in state %c, not %c\n", tid, s, want);
+	return -ETIMEDOUT;
+}
+
+/*
+ * Makes a task as @s says, in its cgroup with its threads, and waits
+ * until it is in the state its kind leads to: R for the leader of a BUSY
+ * kid, D for a VFORKER's leader, S for all other threads (a WRITER's
+ * leader too: it waits to be told to write).
+ *
+ * Return: 0 with the kid in *@out, or -errno.
+ */
+static int spawn(struct world *w, const struct spec *s, struct kid **out)
+{
+	int ready[2], go[2] = { -1, -1 }, err;
+	struct kid *k;
+	struct ready r;
+	pid_t parent = getpid();
+
+	*out = NULL;
+	if (w->nkids == MAX_KIDS || s->threads >= MAX_TIDS)
+		return -ENOSPC;
+	if (pipe2(ready, O_CLOEXEC))
+		return -errno;
+	if (s->kind == WRITER && pipe2(go, O_CLOEXEC))
+		return -errno;
+	k = &w->kids[w->nkids];
+	memset(k, 0, sizeof(*k));
+	k->go = -1;
+	k->pid = fork();
+	if (k->pid < 0)
+		return -errno;
+	if (k->pid == 0) {
+		close(ready[0]);
+		close(w->hold[1]);
+		if (go[1] >= 0)
+			close(go[1]);
+		kid_hold = w->hold[0];
+		kid_ready = ready[1];
+		kid_main(s, parent, go[0]);
+	}
+	w->nkids++;
+	close(ready[1]);
+	if (go[0] >= 0)
+		close(go[0]);
+	k->go = go[1];
+	err = read_ready(ready[0], &r);
+	if (!err) {
+		k->n = r.n;
+		memcpy(k->tid, r.tid, sizeof(k->tid));
+	}
+	if (!err && s->kind == VFORKER) {
+		err = read_ready(ready[0], &r);
+		k->vchild = r.tid[0];
+	}
+	close(ready[0]);
+	for (int i = 0; !err && i < k->n; i++)
+		err = wait_state(k->tid[i], i ? 'S' : s->kind == BUSY ? 'R' :
+				 s->kind == VFORKER ? 'D' : 'S');
+	if (!err && k->vchild)
+		err = wait_state(k->vchild, 'S');
+	*out = k;
+	return err;
+}
+
+/* A sleeper in @cgroup with @threads threads. */
+static int sleeper(struct world *w, const char *cgroup, int threads,
+		   struct kid **out)
+{
+	return spawn(w, &(struct spec){ .cgroup = cgroup, .threads = threads }, out);
+}
+
+/* Forks and reaps children outside every cgroup of the test, until killed. */
+static int churn_start(struct world *w)
+{
+	w->churner = fork();
+	if (w->churner < 0)
+		return -errno;
+	if (w->churner == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		close(w->hold[1]);
+		for (;;) {
+			pid_t c = fork();
+
+			if (c == 0)
+				_exit(0);
+			if (c > 0)
+				waitpid(c, NULL, 0);
+			__atomic_add_fetch(&w->mess->forks, 1, __ATOMIC_RELAXED);
+		}
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------- fixture */
+
+static bool world_setup(struct __test_metadata *_metadata, struct world *w)
+{
+	struct timeval tv = { .tv_sec = WAIT_MS / 1000 };
+	struct statfs sf;
+
+	w->nl = -1;
+	w->dirfd = -1;
+	w->hold[0] = -1;
+	w->hold[1] = -1;
+	if (geteuid())
+		SKIP(return false, "needs root: it makes cgroups and moves tasks into them");
+	if (statfs(CGROUP_ROOT, &sf) || sf.f_type != CGROUP2_SUPER_MAGIC)
+		SKIP(return false, "%s is not a cgroup2 mount", CGROUP_ROOT);
+	w->mess = mmap(NULL, sizeof(*w->mess), PROT_READ | PROT_WRITE,
+		       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, w->mess);
+	ASSERT_EQ(0, janitor_start(w->mess));
+	w->nl = tsnl_open();
+	ASSERT_LE(0, w->nl);
+	/* An answer that never comes fails the test rather than hang it. */
+	ASSERT_EQ(0, setsockopt(w->nl, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)));
+	if (tsnl_family(w->nl, TASKSTATS_GENL_NAME, &w->family))
+		SKIP(return false, "no TASKSTATS family");
+	w->series = ts_series_kernel();
+	ASSERT_EQ(0, pipe2(w->hold, O_CLOEXEC));
+	snprintf(w->dir, sizeof(w->dir), "%s/ts_cgroup_test.%d", CGROUP_ROOT, getpid());
+	ASSERT_EQ(0, make_cgroup(w, w->dir));
+	w->dirfd = open(w->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	ASSERT_LE(0, w->dirfd);
+	return true;
+}
+
+static void world_teardown(struct world *w)
+{
+	if (!w->mess)
+		return;
+	thaw(w->mess);		/* first: a task in D takes no signal */
+	if (w->churner > 0) {
+		kill(w->churner, SIGKILL);
+		waitpid(w->churner, NULL, 0);
+	}
+	for (int i = 0; i < w->nkids; i++) {
+		if (w->kids[i].vchild > 0)
+			kill(w->kids[i].vchild, SIGKILL);
+		kill(w->kids[i].pid, SIGKILL);
+	}
+	for (int i = 0; i < w->nkids; i++)
+		waitpid(w->kids[i].pid, NULL, 0);
+	for (int i = 0; i < w->nkids; i++)
+		if (w->kids[i].go >= 0)
+			close(w->kids[i].go);
+	if (w->dirfd >= 0)
+		close(w->dirfd);
+	cleanup(w->mess);
+	close(w->hold[0]);
+	close(w->hold[1]);
+	close(w->nl);
+}
+
+FIXTURE(cgroup) {
+	struct world w;
+};
+
+FIXTURE_SETUP(cgroup)
+{
+	world_setup(_metadata, &self->w);
+}
+
+FIXTURE_TEARDOWN(cgroup)
+{
+	world_teardown(&self->w);
+}
+
+/* -------------------------------------------------------------- counts */
+
+/* The counts of the cgroup whose directory @fd is open on; 1 if answered. */
+static int counts(struct world *w, int fd, struct cgroupstats *cs)
+{
+	memset(cs, 0xff, sizeof(*cs));
+	return tsnl_cgroupstats(w->nl, w->family, fd, cs);
+}
+
+/* Every field of the counts @got is @want's. */
+static void expect_counts(struct __test_metadata *_metadata,
+			  const struct cgroupstats *want, const struct cgroupstats *got)
+{
+	EXPECT_EQ(want->nr_sleeping, got->nr_sleeping);
+	EXPECT_EQ(want->nr_running, got->nr_running);
+	EXPECT_EQ(want->nr_stopped, got->nr_stopped);
+	EXPECT_EQ(want->nr_uninterruptible, got->nr_uninterruptible);
+	EXPECT_EQ(want->nr_io_wait, got->nr_io_wait);
+}
+
+/* A sleeper stopped by SIGSTOP. */
+static int stopped(struct world *w, const char *cgroup, struct kid **out)
+{
+	int err = sleeper(w, cgroup, 0, out);
+
+	if (err)
+		return err;
+	if (kill((*out)->pid, SIGSTOP))
+		return -errno;
+	return wait_state((*out)->pid, 'T');
+}
+
+/* Freezes the file system of the directory @dir; the janitor thaws it if we die. */
+static int freeze(struct world *w, const char *dir)
+{
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC), err = 0;
+
+	if (fd < 0)
+		return -errno;
+	snprintf(w->mess->frozen, sizeof(w->mess->frozen), "%s", dir);
+	if (ioctl(fd, FIFREEZE, 0)) {
+		err = -errno;
+		w->mess->frozen[0] = '\0';
+	}
+	close(fd);
+	return err;
+}
+
+/*
+ * A WRITER in @cgroup blocked in sb_start_write() of the scratch file
+ * system, which this freezes: in 6.12 percpu_rwsem_wait() sleeps in
+ * TASK_UNINTERRUPTIBLE, exactly, until thaw(). (Later kernels add
+ * TASK_FREEZABLE there, which v1's rules count nowhere.) The rig's guest
+ * has no other file system that freezes: its root is 9p, the rest tmpfs,
+ * and it has no loop device.
+ *
+ * Return: 0, with the reason in *@why if no such task could be made (and
+ * none was), or -errno for a failure.
+ */
+static int uninterruptible(struct world *w, const char *cgroup, struct kid **out,
+			   const char **why)
+{
+	const char *scratch = getenv("RIG_SCRATCH");
+	char path[PATH_BUF];
+	int fd, err;
+
+	*why = NULL;
+	if (!scratch) {
+		*why = "RIG_SCRATCH not set: no file system to freeze for a D-state task";
+		return 0;
+	}
+	snprintf(path, sizeof(path), "%s/ts_cgroup_test.%d", scratch, getpid());
+	fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return -errno;
+	unlink(path);		/* while it is not frozen; the fd stays */
+	err = freeze(w, scratch);
+	if (err == -EOPNOTSUPP) {
+		close(fd);
+		*why = "the scratch file system cannot be frozen: no D-state task";
+		return 0;
+	}
+	if (!err)
+		err = spawn(w, &(struct spec){ .cgroup = cgroup, .kind = WRITER, .fd = fd }, out);
+	close(fd);
+	if (err)
+		return err;
+	if (write((*out)->go, "w", 1) != 1)
+		return -EPIPE;
+	return wait_state((*out)->pid, 'D');
+}
+
+/*
+ * The test whose expectation depends on the kernel: upstream's
+ * cgroupstats_build() rejects every file system but cgroup v1 with
+ * EINVAL; this series counts the tasks of a v2 cgroup.
+ */
+TEST_F(cgroup, cgroupstats_of_a_v2_cgroup_counts_here_and_is_einval_on_the_reference)
+{
+	struct cgroupstats cs, want = { .nr_sleeping = 1 };
+	struct kid *k;
+	int n;
+
+	ASSERT_EQ(0, sleeper(&self->w, self->w.dir, 0, &k));
+	n = counts(&self->w, self->w.dirfd, &cs);
+	if (!self->w.series) {
+		TH_LOG("the reference kernel: cgroupstats on cgroup v2 must be EINVAL");
+		EXPECT_EQ(-EINVAL, n);
+		return;
+	}
+	TH_LOG("this series: cgroupstats on cgroup v2 must count the sleeper");
+	ASSERT_EQ(1, n);
+	expect_counts(_metadata, &want, &cs);
+}
+
+TEST_F(cgroup, an_empty_cgroup_counts_no_task)
+{
+	struct cgroupstats cs, want = { 0 };
+
+	if (!self->w.series)
+		SKIP(return, SKIP_COUNTS);
+	ASSERT_EQ(1, counts(&self->w, self->w.dirfd, &cs));
+	expect_counts(_metadata, &want, &cs);
+}
+
+TEST_F(cgroup, a_task_blocked_reading_a_pipe_counts_as_sleeping)
+{
+	struct cgroupstats cs, want = { .nr_sleeping = 1 };
+	struct kid *k;
+
+	if (!self->w.series)
+		SKIP(return, SKIP_COUNTS);
+	ASSERT_EQ(0, sleeper(&self->w, self->w.dir, 0, &k));
+	ASSERT_EQ(1, counts(&self->w, self->w.dirfd, &cs));
+	expect_counts(_metadata, &want, &cs);
+}
+
+TEST_F(cgroup, a_busy_task_counts_as_running)
+{
+	struct cgroupstats cs, want = { .nr_running = 1 };
+	struct kid *k;
+
+	if (!self->w.series)
+		SKIP(return, SKIP_COUNTS);
+	ASSERT_EQ(0, spawn(&self->w, &(struct spec){ .cgroup = self->w.dir, .kind = BUSY }, &k));
+	ASSERT_EQ(1, counts(&self->w, self->w.dirfd, &cs));
+	expect_counts(_metadata, &want, &cs);
+}
+
+TEST_F(cgroup, a_task_stopped_by_sigstop_counts_as_stopped)
+{
+	struct cgroupstats cs, want = { .nr_stopped = 1 };
+	struct kid *k;
+
+	if (!self->w.series)
+		SKIP(return, SKIP_COUNTS);
+	ASSERT_EQ(0, stopped(&self->w, self->w.dir, &k));
+	ASSERT_EQ(1, counts(&self->w, self->w.dirfd, &cs));
+	expect_counts(_metadata, &want, &cs);
+}
+
+TEST_F(cgroup, a_writer_blocked_by_a_frozen_file_system_counts_as_uninterruptible)
+{
+	struct cgroupstats cs, want = { .nr_uninterruptible = 1 };
+	const char *why;
+	struct kid *k;
+
+	if (!self->w.series)
+		SKIP(return, SKIP_COUNTS);
+	ASSERT_EQ(0, uninterruptible(&self->w, self->w.dir, &k, &why));
+	if (why)
+		SKIP(return, "%s", why);
+	ASSERT_EQ(1, counts(&self->w, self->w.dirfd, &cs));
+	thaw(self->w.mess);
+	expect_counts(_metadata, &want, &cs);
+}
+
+/*
+ * A vfork(2) parent waits TASK_KILLABLE: D in /proc/PID/stat, yet not
+ * TASK_UNINTERRUPTIBLE, nor in I/O wait, so v1's rules count it nowhere.
+ * Its child sleeps on the pipe.
+ */
+TEST_F(cgroup, a_killable_wait_counts_in_no_state)
+{
+	struct cgroupstats cs, want = { .nr_sleeping = 1 };
+	struct kid *k;
+
+	if (!self->w.series)
+		SKIP(return, SKIP_COUNTS);
+	ASSERT_EQ(0, spawn(&self->w, &(struct spec){ .cgroup = self->w.dir, .kind = VFORKER }, &k));
+	ASSERT_EQ('D', ts_proc_state(k->pid));
+	ASSERT_EQ(1, counts(&self->w, self->w.dirfd, &cs));
+	expect_counts(_metadata, &want, &cs);
+}
+
+TEST_F(cgroup, every_thread_of_a_process_counts_on_its_own)
+{
+	struct cgroupstats cs, want = { .nr_sleeping = 4 };
+	struct kid *k;
+
+	if (!self->w.series)
+		SKIP(return, SKIP_COUNTS);
+	ASSERT_EQ(0, sleeper(&self->w, self->w.dir, 3, &k));
+	ASSERT_EQ(1, counts(&self->w, self->w.dirfd, &cs));
+	expect_counts(_metadata, &want, &cs);
+}
+
+TEST_F(cgroup, one_task_of_each_state_counts_once_in_its_own_field)
+{
+	struct cgroupstats cs, want = {
+		.nr_sleeping = 2,	/* the sleeper, the vfork child */
+		.nr_running = 1,
+		.nr_stopped = 1,
+		.nr_uninterruptible = 1,
+	};
+	const char *why;
+	struct kid *k;
+
+	if (!self->w.series)
+		SKIP(return, SKIP_COUNTS);
+	ASSERT_EQ(0, sleeper(&self->w, self->w.dir, 0, &k));
+	ASSERT_EQ(0, spawn(&self->w, &(struct spec){ .cgroup = self->w.dir, .kind = BUSY }, &k));
+	ASSERT_EQ(0, stopped(&self->w, self->w.dir, &k));
+	ASSERT_EQ(0, spawn(&self->w, &(struct spec){ .cgroup = self->w.dir, .kind = VFORKER }, &k));
+	ASSERT_EQ(0, uninterruptible(&self->w, self->w.dir, &k, &why));
+	if (why) {
+		TH_LOG("without a D-state task: %s", why);
+		want.nr_uninterruptible = 0;
+	}
+	ASSERT_EQ(1, counts(&self->w, self->w.dirfd, &cs));
+	thaw(self->w.mess);
+	expect_counts(_metadata, &want, &cs);
+}
+
+TEST_F(cgroup, counts_leave_out_the_tasks_of_child_cgroups)
+{
+	struct cgroupstats cs, want = { .nr_sleeping = 1 };
+	struct cgroupstats cs_child, want_child = { .nr_sleeping = 2, .nr_running = 1 };
+	char child[PATH_BUF + 8];
+	struct kid *k;
+	int fd;
+
+	if (!self->w.series)
+		SKIP(return, SKIP_COUNTS);
+	snprintf(child, sizeof(child), "%s/child", self->w.dir);
+	ASSERT_EQ(0, make_cgroup(&self->w, child));
+	ASSERT_EQ(0, sleeper(&self->w, self->w.dir, 0, &k));
+	ASSERT_EQ(0, sleeper(&self->w, child, 1, &k));
+	ASSERT_EQ(0, spawn(&self->w, &(struct spec){ .cgroup = child, .kind = BUSY }, &k));
+	fd = open(child, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(1, counts(&self->w, self->w.dirfd, &cs));
+	ASSERT_EQ(1, counts(&self->w, fd, &cs_child));
+	close(fd);
+	expect_counts(_metadata, &want, &cs);
+	expect_counts(_metadata, &want_child, &cs_child);
+}
+
+/* Upstream's own case, on both kernels: a named v1 hierarchy. */
+TEST_F(cgroup, cgroupstats_of_a_v1_cgroup_counts_as_it_always_did)
+{
+	struct cgroupstats cs, want = { .nr_sleeping = 2, .nr_running = 1 };
+	char opts[64], sub[PATH_BUF + 8];
+	struct mess *m = self->w.mess;
+	struct kid *k;
+	int fd;
+
+	snprintf(m->v1, sizeof(m->v1), "/tmp/ts_cgroup_v1.%d", getpid());
+	ASSERT_EQ(0, mkdir(m->v1, 0755));
+	snprintf(opts, sizeof(opts), "none,name=ts_cgroup_test.%d", getpid());
+	if (mount("cgroup", m->v1, "cgroup", 0, opts)) {
+		int err = errno;
+
+		rmdir(m->v1);
+		m->v1[0] = '\0';
+		SKIP(return, "cannot mount a named cgroup v1 hierarchy: %s", strerror(err));
+	}
+	snprintf(sub, sizeof(sub), "%s/ts", m->v1);
+	ASSERT_EQ(0, make_cgroup(&self->w, sub));
+	ASSERT_EQ(0, sleeper(&self->w, sub, 1, &k));
+	ASSERT_EQ(0, spawn(&self->w, &(struct spec){ .cgroup = sub, .kind = BUSY }, &k));
+	fd = open(sub, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(1, counts(&self->w, fd, &cs));
+	close(fd);
+	expect_counts(_metadata, &want, &cs);
+}
+
+/* --------------------------------------------------------------- dumps */
+
+struct rec {
+	uint32_t id;
+	int aggr;
+	struct taskstats ts;
+};
+
+struct recs {
+	int n;
+	int dropped;		/* beyond MAX_RECS */
+	struct rec rec[MAX_RECS];
+};
+
+static void keep(uint32_t id, int aggr, const struct taskstats *ts, void *arg)
+{
+	struct recs *g = arg;
+
+	if (g->n == MAX_RECS) {
+		g->dropped++;
+		return;
+	}
+	g->rec[g->n].id = id;
+	g->rec[g->n].aggr = aggr;
+	g->rec[g->n].ts = *ts;
+	g->n++;
+}
+
+/* A dump of the cgroup @fd into @g: its number of records or -errno. */
+static int dump(struct world *w, int fd, int flags, struct recs *g)
+{
+	g->n = 0;
+	g->dropped = 0;
+	return tsnl_dump_cgroup(w->nl, w->family, fd, flags, keep, g);
+}
+
+/* A set of ids, as the test expects them. */
+struct ids {
+	int n;
+	uint32_t id[MAX_IDS];
+};
+
+static void add_id(struct ids *s, pid_t id)
+{
+	if (s->n < MAX_IDS)
+		s->id[s->n++] = id;
+}
+
+static void add_tids(struct ids *s, const struct kid *k)
+{
+	for (int i = 0; i < k->n; i++)
+		add_id(s, k->tid[i]);
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static void log_ids(const char *what, const uint32_t *id, int n)
+{
+	char line[1024];
+	int len = 0;
+
+	for (int i = 0; i < n && len < (int)sizeof(line) - 16; i++)
+		len += snprintf(line + len, sizeof(line) - len, " %u", id[i]);
+	line[len] = '\0';
+	fprintf(stderr, "# %s:%s\n", what, n ? line : " none");
+}
+
+/*
+ * Whether @g holds exactly @want's ids, each once, all of aggregate type
+ * @aggr; if not and @log, says what differs.
+ */
+static bool same_ids(const struct recs *g, const struct ids *want, int aggr, bool log)
+{
+	uint32_t got[MAX_RECS], exp[MAX_IDS];
+	bool same = !g->dropped && g->n == want->n;
+
+	for (int i = 0; i < g->n; i++) {
+		got[i] = g->rec[i].id;
+		same &= g->rec[i].aggr == aggr;
+	}
+	memcpy(exp, want->id, want->n * sizeof(exp[0]));
+	qsort(got, g->n, sizeof(got[0]), cmp_u32);
+	qsort(exp, want->n, sizeof(exp[0]), cmp_u32);
+	same = same && !memcmp(got, exp, g->n * sizeof(got[0]));
+	if (!same && log) {
+		log_ids("expected", exp, want->n);
+		log_ids("dumped", got, g->n);
+		for (int i = 0; i < g->n; i++)
+			if (g->rec[i].aggr != aggr)
+				fprintf(stderr, "# %u came as aggregate %d, not %d\n",
+					g->rec[i].id, g->rec[i].aggr, aggr);
+	}
+	return same;
+}
+
+static struct recs got;
+
+TEST_F(cgroup, an_empty_cgroup_dumps_no_record)
+{
+	if (!self->w.series)
+		SKIP(return, SKIP_DUMP);
+	EXPECT_EQ(0, dump(&self->w, self->w.dirfd, 0, &got));
+	EXPECT_EQ(0, dump(&self->w, self->w.dirfd, TSNL_DUMP_TGID, &got));
+	EXPECT_EQ(0, dump(&self->w, self->w.dirfd, TSNL_DUMP_SUBTREE, &got));
+}
+
+TEST_F_TIMEOUT(cgroup, cgroup_dump_lists_exactly_its_tasks_while_others_fork_and_exit_outside, 60)
+{
+	static const int threads[] = { 0, 2, 3 };
+	struct spec busy = { .cgroup = self->w.dir, .kind = BUSY, .threads = 1 };
+	struct ids want = { 0 };
+	int dumps = 0, wrong = 0, failed = 0, n;
+	unsigned long forks;
+	struct timespec t0, t;
+	struct kid *k;
+
+	if (!self->w.series)
+		SKIP(return, SKIP_DUMP);
+	for (int i = 0; i < 3; i++) {
+		ASSERT_EQ(0, sleeper(&self->w, self->w.dir, threads[i], &k));
+		add_tids(&want, k);
+	}
+	ASSERT_EQ(0, spawn(&self->w, &busy, &k));
+	add_tids(&want, k);
+	ASSERT_EQ(0, churn_start(&self->w));
+	for (int ms = 0; !__atomic_load_n(&self->w.mess->forks, __ATOMIC_RELAXED); ms++) {
+		ASSERT_GT(WAIT_MS, ms) TH_LOG("the churner never forked");
+		usleep(1000);
+	}
+	forks = self->w.mess->forks;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do {
+		n = dump(&self->w, self->w.dirfd, 0, &got);
+		if (n < 0) {
+			if (!failed++)
+				TH_LOG("a dump failed: %s", strerror(-n));
+		} else if (n != got.n || !same_ids(&got, &want, TASKSTATS_TYPE_AGGR_PID, !wrong)) {
+			wrong++;
+		}
+		dumps++;
+		clock_gettime(CLOCK_MONOTONIC, &t);
+	} while (dumps < 20 || (dumps < 500 && t.tv_sec - t0.tv_sec < 3));
+	forks = self->w.mess->forks - forks;
+	TH_LOG("%d dumps while %lu tasks forked and exited outside the cgroup", dumps, forks);
+	EXPECT_EQ(0, failed);
+	EXPECT_EQ(0, wrong) TH_LOG("%d of %d dumps were not the cgroup's tasks", wrong, dumps);
+	EXPECT_LT(0UL, forks);
+}
+
+TEST_F(cgroup, cgroup_dump_by_tgid_lists_each_process_once_by_its_tgid)
+{
+	struct spec busy = { .cgroup = self->w.dir, .kind = BUSY, .threads = 2 };
+	struct ids want = { 0 };
+	struct kid *k;
+
+	if (!self->w.series)
+		SKIP(return, SKIP_DUMP);
+	ASSERT_EQ(0, sleeper(&self->w, self->w.dir, 3, &k));
+	add_id(&want, k->pid);
+	ASSERT_EQ(0, sleeper(&self->w, self->w.dir, 0, &k));
+	add_id(&want, k->pid);
+	ASSERT_EQ(0, spawn(&self->w, &busy, &k));
+	add_id(&want, k->pid);
+	ASSERT_EQ(3, dump(&self->w, self->w.dirfd, TSNL_DUMP_TGID, &got));
+	EXPECT_TRUE(same_ids(&got, &want, TASKSTATS_TYPE_AGGR_TGID, true));
+}
+
+/* The cgroups of the subtree tests: the test's, then in pre-order. */
+enum { TOP, B, B_C, D, NR_TREE };
+
+static const char * const tree_name[NR_TREE] = { "", "/b", "/b/c", "/d" };
+
+/* One process of two threads in each cgroup of the tree, made in pre-order. */
+static void make_tree(struct __test_metadata *_metadata, struct world *w,
+		      char path[NR_TREE][PATH_BUF + 8], struct kid *kid[NR_TREE])
+{
+	for (int i = 0; i < NR_TREE; i++) {
+		snprintf(path[i], PATH_BUF + 8, "%s%s", w->dir, tree_name[i]);
+		if (i)
+			ASSERT_EQ(0, make_cgroup(w, path[i]));
+	}
+	for (int i = 0; i < NR_TREE; i++)
+		ASSERT_EQ(0, sleeper(w, path[i], 1, &kid[i]));
+}
+
+TEST_F(cgroup, cgroup_dump_leaves_out_child_cgroups_without_the_subtree_flag)
+{
+	char path[NR_TREE][PATH_BUF + 8];
+	struct kid *kid[NR_TREE];
+	struct ids want = { 0 };
+
+	if (!self->w.series)
+		SKIP(return, SKIP_DUMP);
+	make_tree(_metadata, &self->w, path, kid);
+	add_tids(&want, kid[TOP]);
+	ASSERT_EQ(want.n, dump(&self->w, self->w.dirfd, 0, &got));
+	EXPECT_TRUE(same_ids(&got, &want, TASKSTATS_TYPE_AGGR_PID, true));
+}
+
+TEST_F(cgroup, subtree_dump_lists_every_task_of_every_descendant_once)
+{
+	char path[NR_TREE][PATH_BUF + 8];
+	struct kid *kid[NR_TREE];
+	struct ids want = { 0 };
+
+	if (!self->w.series)
+		SKIP(return, SKIP_DUMP);
+	make_tree(_metadata, &self->w, path, kid);
+	for (int i = 0; i < NR_TREE; i++)
+		add_tids(&want, kid[i]);
+	ASSERT_EQ(want.n, dump(&self->w, self->w.dirfd, TSNL_DUMP_SUBTREE, &got));
+	EXPECT_TRUE(same_ids(&got, &want, TASKSTATS_TYPE_AGGR_PID, true));
+}
+
+/* The tree in pre-order: the test's cgroup, b, b/c, then b's sibling d. */
+TEST_F(cgroup, subtree_dump_lists_each_cgroup_before_its_descendants_and_next_sibling)
+{
+	char path[NR_TREE][PATH_BUF + 8];
+	struct kid *kid[NR_TREE];
+	int last = TOP, cg;
+
+	if (!self->w.series)
+		SKIP(return, SKIP_DUMP);
+	make_tree(_metadata, &self->w, path, kid);
+	ASSERT_EQ(NR_TREE * 2, dump(&self->w, self->w.dirfd, TSNL_DUMP_SUBTREE, &got));
+	for (int i = 0; i < got.n; i++) {
+		for (cg = 0; cg < NR_TREE; cg++)
+			if (got.rec[i].id == (uint32_t)kid[cg]->tid[0] ||
+			    got.rec[i].id == (uint32_t)kid[cg]->tid[1])
+				break;
+		ASSERT_GT(NR_TREE, cg) TH_LOG("record %d is of no cgroup of the tree", i);
+		EXPECT_LE(last, cg) TH_LOG("record %d, of %s, came after one of %s", i,
+					   tree_name[cg], tree_name[last]);
+		last = cg;
+	}
+}
+
+TEST_F(cgroup, subtree_dump_of_a_child_cgroup_leaves_out_its_parent_and_sibling)
+{
+	char path[NR_TREE][PATH_BUF + 8];
+	struct kid *kid[NR_TREE];
+	struct ids want = { 0 };
+	int fd;
+
+	if (!self->w.series)
+		SKIP(return, SKIP_DUMP);
+	make_tree(_metadata, &self->w, path, kid);
+	add_tids(&want, kid[B]);
+	add_tids(&want, kid[B_C]);
+	fd = open(path[B], O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(want.n, dump(&self->w, fd, TSNL_DUMP_SUBTREE, &got));
+	close(fd);
+	EXPECT_TRUE(same_ids(&got, &want, TASKSTATS_TYPE_AGGR_PID, true));
+}
+
+TEST_F(cgroup, subtree_dump_by_tgid_lists_each_process_of_the_subtree_once)
+{
+	char path[NR_TREE][PATH_BUF + 8];
+	struct kid *kid[NR_TREE];
+	struct ids want = { 0 };
+
+	if (!self->w.series)
+		SKIP(return, SKIP_DUMP);
+	make_tree(_metadata, &self->w, path, kid);
+	for (int i = 0; i < NR_TREE; i++)
+		add_id(&want, kid[i]->pid);
+	ASSERT_EQ(NR_TREE, dump(&self->w, self->w.dirfd,
+				TSNL_DUMP_SUBTREE | TSNL_DUMP_TGID, &got));
+	EXPECT_TRUE(same_ids(&got, &want, TASKSTATS_TYPE_AGGR_TGID, true));
+}
+
+/* The kid of @kids whose thread @tid is, or NULL. */
+static const struct kid *kid_of(struct kid *const *kids, int n, uint32_t tid)
+{
+	for (int i = 0; i < n; i++)
+		for (int j = 0; j < kids[i]->n; j++)
+			if ((uint32_t)kids[i]->tid[j] == tid)
+				return kids[i];
+	return NULL;
+}
+
+/* Root's process of three threads and one of user A, two threads. */
+TEST_F(cgroup, cgroup_dump_records_name_their_task_its_group_parent_and_owner)
+{
+	static const char * const name[2] = { "ts_cg_root", "ts_cg_user" };
+	static const uid_t uid[2] = { 0, UID_A };
+	struct kid *kids[2];
+	struct ids want = { 0 };
+
+	if (!self->w.series)
+		SKIP(return, SKIP_DUMP);
+	for (int i = 0; i < 2; i++) {
+		ASSERT_EQ(0, spawn(&self->w, &(struct spec){ .cgroup = self->w.dir,
+				   .threads = 2 - i, .uid = uid[i], .name = name[i] },
+				   &kids[i]));
+		add_tids(&want, kids[i]);
+	}
+	ASSERT_EQ(want.n, dump(&self->w, self->w.dirfd, 0, &got));
+	EXPECT_TRUE(same_ids(&got, &want, TASKSTATS_TYPE_AGGR_PID, true));
+	for (int i = 0; i < got.n; i++) {
+		const struct taskstats *ts = &got.rec[i].ts;
+		const struct kid *k = kid_of(kids, 2, got.rec[i].id);
+		int who = k == kids[1];
+
+		ASSERT_NE(NULL, k);
+		EXPECT_EQ(TASKSTATS_VERSION, ts->version);
+		EXPECT_EQ(got.rec[i].id, ts->ac_pid);
+		EXPECT_EQ((uint32_t)k->pid, ts->ac_tgid);
+		EXPECT_EQ((uint32_t)getpid(), ts->ac_ppid);
+		EXPECT_EQ(uid[who], ts->ac_uid);
+		EXPECT_EQ(uid[who], ts->ac_gid);
+		EXPECT_STREQ(name[who], ts->ac_comm);
+	}
+}
+
+/* ---------------------------------------------------------------- access */
+
+/* What user A, dumping the test's cgroup, saw; sent back on a pipe. */
+struct seen_by_a {
+	int open_err;		/* opening the cgroup as A */
+	int n, tgid_n;		/* the dumps' results */
+	uint32_t id[MAX_IDS], tgid[MAX_IDS];
+	int own_io, root_io;	/* the oracle: /proc/PID/io readable */
+};
+
+static bool proc_io_readable(pid_t pid)
+{
+	char path[64], buf[512];
+
+	snprintf(path, sizeof(path), "/proc/%d/io", pid);
+	return ts_read_file(path, buf, sizeof(buf)) > 0;
+}
+
+static void dump_as_a(struct world *w, pid_t own, pid_t roots, int out)
+{
+	static struct seen_by_a s;
+	uint16_t family;
+	int fd, nl;
+
+	close(w->hold[1]);
+	become(UID_A);
+	s.own_io = proc_io_readable(own);
+	s.root_io = proc_io_readable(roots);
+	fd = open(w->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	s.open_err = fd < 0 ? -errno : 0;
+	nl = tsnl_open();
+	if (fd < 0 || nl < 0 || tsnl_family(nl, TASKSTATS_GENL_NAME, &family)) {
+		s.n = -EIO;
+		s.tgid_n = -EIO;
+	} else {
+		s.n = tsnl_dump_cgroup(nl, family, fd, 0, keep, &got);
+		for (int i = 0; i < got.n && i < MAX_IDS; i++)
+			s.id[i] = got.rec[i].id;
+		got.n = 0;
+		s.tgid_n = tsnl_dump_cgroup(nl, family, fd, TSNL_DUMP_TGID, keep, &got);
+		for (int i = 0; i < got.n && i < MAX_IDS; i++)
+			s.tgid[i] = got.rec[i].id;
+	}
+	_exit(write(out, &s, sizeof(s)) == sizeof(s) ? 0 : 1);
+}
+
+/* The ids another process dumped, as records of type @aggr. */
+static void as_recs(struct recs *g, const uint32_t *id, int n, int aggr)
+{
+	memset(g, 0, sizeof(*g));
+	for (int i = 0; i < n && i < MAX_IDS; i++) {
+		g->rec[i].id = id[i];
+		g->rec[i].aggr = aggr;
+		g->n++;
+	}
+}
+
+/*
+ * A cgroup holding a process of root's and one of user A's, both with a
+ * thread; A dumps it: its own process's records only, the others left
+ * out in silence, as /proc/PID/io tells A.
+ */
+TEST_F(cgroup, unprivileged_cgroup_dump_lists_only_the_users_own_tasks)
+{
+	struct ids want = { 0 }, want_tgid = { 0 };
+	static struct seen_by_a s;
+	struct kid *roots, *own;
+	struct pollfd p;
+	int pipefd[2];
+	pid_t dumper;
+
+	if (!self->w.series)
+		SKIP(return, SKIP_DUMP);
+	ASSERT_EQ(0, sleeper(&self->w, self->w.dir, 1, &roots));
+	ASSERT_EQ(0, spawn(&self->w, &(struct spec){ .cgroup = self->w.dir,
+			   .threads = 1, .uid = UID_A }, &own));
+	add_tids(&want, own);
+	add_id(&want_tgid, own->pid);
+	ASSERT_EQ(0, pipe2(pipefd, O_CLOEXEC));
+	dumper = fork();
+	ASSERT_LE(0, dumper);
+	if (dumper == 0)
+		dump_as_a(&self->w, own->pid, roots->pid, pipefd[1]);
+	close(pipefd[1]);
+	p = (struct pollfd){ .fd = pipefd[0], .events = POLLIN };
+	ASSERT_EQ(1, poll(&p, 1, WAIT_MS));
+	ASSERT_EQ((ssize_t)sizeof(s), read(pipefd[0], &s, sizeof(s)));
+	close(pipefd[0]);
+	waitpid(dumper, NULL, 0);
+	/* The oracle first: the case is the one the test means. */
+	ASSERT_TRUE(s.own_io);
+	ASSERT_FALSE(s.root_io);
+	ASSERT_EQ(0, s.open_err);
+	ASSERT_EQ(want.n, s.n);
+	ASSERT_EQ(want_tgid.n, s.tgid_n);
+	as_recs(&got, s.id, s.n, TASKSTATS_TYPE_AGGR_PID);
+	EXPECT_TRUE(same_ids(&got, &want, TASKSTATS_TYPE_AGGR_PID, true));
+	as_recs(&got, s.tgid, s.tgid_n, TASKSTATS_TYPE_AGGR_TGID);
+	EXPECT_TRUE(same_ids(&got, &want_tgid, TASKSTATS_TYPE_AGGR_TGID, true));
+}
+
+/* -------------------------------------------------------------- errors */
+
+enum target {
+	NO_FD,		/* no fd attribute at all */
+	CLOSED_FD,	/* a number no file is open on */
+	O_PATH_FD,	/* the test's cgroup, opened O_PATH */
+	REGULAR_FILE,	/* a file on tmpfs */
+	OTHER_DIR,	/* /tmp: a directory, not of cgroupfs */
+	CONTROL_FILE,	/* the test cgroup's cgroup.procs */
+	REMOVED,	/* a cgroup removed while its directory stays open */
+	SUBTREE_ALONE,	/* DUMP_SUBTREE without DUMP_CGROUP_FD */
+};
+
+/* The fd of @target, -1 for none; *@close_it if the caller must close it. */
+static int target_fd(struct __test_metadata *_metadata, struct world *w,
+		     enum target target, bool *close_it)
+{
+	char path[PATH_BUF + 16];
+	int fd = -1;
+
+	*close_it = true;
+	switch (target) {
+	case NO_FD:
+	case SUBTREE_ALONE:
+		*close_it = false;
+		return -1;
+	case CLOSED_FD:
+		fd = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		ASSERT_LE(0, fd);
+		close(fd);
+		ASSERT_EQ(-1, fcntl(fd, F_GETFD));
+		*close_it = false;
+		return fd;
+	case O_PATH_FD:
+		fd = open(w->dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+		break;
+	case REGULAR_FILE:
+		fd = open("/tmp", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+		break;
+	case OTHER_DIR:
+		fd = open("/tmp", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		break;
+	case CONTROL_FILE:
+		snprintf(path, sizeof(path), "%s/cgroup.procs", w->dir);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		break;
+	case REMOVED:
+		snprintf(path, sizeof(path), "%s/removed", w->dir);
+		ASSERT_EQ(0, make_cgroup(w, path));
+		fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		ASSERT_LE(0, fd);
+		ASSERT_EQ(0, rmdir(path));
+		break;
+	}
+	ASSERT_LE(0, fd);
+	return fd;
+}
+
+FIXTURE(cgroupstats_error) {
+	struct world w;
+};
+
+FIXTURE_VARIANT(cgroupstats_error) {
+	enum target target;
+	int err;		/* -errno, or 0: an acknowledgment, no answer */
+	bool series_only;	/* not what upstream answers: skips on the reference */
+};
+
+FIXTURE_VARIANT_ADD(cgroupstats_error, without_an_fd) {
+	.target = NO_FD, .err = -EINVAL,
+};
+
+/* As upstream always did: no answer at all, not even an error. */
+FIXTURE_VARIANT_ADD(cgroupstats_error, of_a_closed_fd) {
+	.target = CLOSED_FD, .err = 0,
+};
+
+/* Upstream answers an O_PATH fd as a closed one. */
+FIXTURE_VARIANT_ADD(cgroupstats_error, of_an_o_path_fd) {
+	.target = O_PATH_FD, .err = -EBADF, .series_only = true,
+};
+
+FIXTURE_VARIANT_ADD(cgroupstats_error, of_a_regular_file) {
+	.target = REGULAR_FILE, .err = -EINVAL,
+};
+
+FIXTURE_VARIANT_ADD(cgroupstats_error, of_a_directory_outside_cgroupfs) {
+	.target = OTHER_DIR, .err = -EINVAL,
+};
+
+FIXTURE_VARIANT_ADD(cgroupstats_error, of_a_cgroup_control_file) {
+	.target = CONTROL_FILE, .err = -EINVAL,
+};
+
+/* Upstream: EINVAL, as for every v2 directory. */
+FIXTURE_VARIANT_ADD(cgroupstats_error, of_a_removed_cgroup) {
+	.target = REMOVED, .err = -ENOENT, .series_only = true,
+};
+
+FIXTURE_SETUP(cgroupstats_error)
+{
+	world_setup(_metadata, &self->w);
+}
+
+FIXTURE_TEARDOWN(cgroupstats_error)
+{
+	world_teardown(&self->w);
+}
+
+TEST_F(cgroupstats_error, is_the_documented_errno)
+{
+	struct cgroupstats cs;
+	bool close_it;
+	int fd, n;
+
+	if (variant->series_only && !self->w.series)
+		SKIP(return, "the reference kernel answers this otherwise, as upstream does");
+	fd = target_fd(_metadata, &self->w, variant->target, &close_it);
+	n = counts(&self->w, fd, &cs);
+	if (close_it)
+		close(fd);
+	EXPECT_EQ(variant->err, n) TH_LOG("expected %s", variant->err ?
+					  strerror(-variant->err) : "an acknowledgment alone");
+}
+
+FIXTURE(dump_error) {
+	struct world w;
+};
+
+FIXTURE_VARIANT(dump_error) {
+	enum target target;
+	int err;
+};
+
+FIXTURE_VARIANT_ADD(dump_error, of_a_closed_fd) {
+	.target = CLOSED_FD, .err = -EBADF,
+};
+
+FIXTURE_VARIANT_ADD(dump_error, of_an_o_path_fd) {
+	.target = O_PATH_FD, .err = -EBADF,
+};
+
+FIXTURE_VARIANT_ADD(dump_error, of_a_regular_file) {
+	.target = REGULAR_FILE, .err = -EINVAL,
+};
+
+FIXTURE_VARIANT_ADD(dump_error, of_a_directory_outside_cgroupfs) {
+	.target = OTHER_DIR, .err = -EINVAL,
+};
+
+FIXTURE_VARIANT_ADD(dump_error, of_a_cgroup_control_file) {
+	.target = CONTROL_FILE, .err = -EINVAL,
+};
+
+FIXTURE_VARIANT_ADD(dump_error, of_a_removed_cgroup) {
+	.target = REMOVED, .err = -ENOENT,
+};
+
+FIXTURE_VARIANT_ADD(dump_error, of_the_subtree_flag_without_a_cgroup) {
+	.target = SUBTREE_ALONE, .err = -EINVAL,
+};
+
+FIXTURE_SETUP(dump_error)
+{
+	if (world_setup(_metadata, &self->w) && !self->w.series)
+		SKIP(return, SKIP_DUMP);
+}
+
+FIXTURE_TEARDOWN(dump_error)
+{
+	world_teardown(&self->w);
+}
+
+/* The dump does not start: its first message is the error, no record. */
+TEST_F(dump_error, is_the_documented_errno_before_any_record)
+{
+	int flags = variant->target == SUBTREE_ALONE ? TSNL_DUMP_SUBTREE : 0;
+	bool close_it;
+	int fd, n;
+
+	fd = target_fd(_metadata, &self->w, variant->target, &close_it);
+	n = dump(&self->w, fd, flags, &got);
+	if (close_it)
+		close(fd);
+	EXPECT_EQ(variant->err, n) TH_LOG("expected %s", strerror(-variant->err));
+	EXPECT_EQ(0, got.n);
+}
+
+TEST_HARNESS_MAIN
