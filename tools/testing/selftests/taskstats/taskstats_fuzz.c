@@ -6,8 +6,11 @@
  * a PRNG: well-formed ones naming interesting tasks (pid 0, init, kernel
  * threads, itself, its own thread, a zombie, children exiting at that very
  * moment, pids beyond pid_max), listener (de)registrations with cpulists
- * malformed every way, dumps with every attribute combination, cgroupstats
- * of every kind of fd, every other command number, garbage and nested
+ * malformed every way, dumps with every attribute combination (the whole
+ * system, or one cgroup by DUMP_CGROUP_FD with or without DUMP_SUBTREE),
+ * cgroupstats and cgroup dumps of every kind of fd (cgroup v2 and v1
+ * directories, a removed cgroup's, O_PATH, closed, a file, another file
+ * system's directory), every other command number, garbage and nested
  * attributes, attributes of the wrong size or running past the message,
  * wrong family ids, and nlmsg_len values that lie.
  *
@@ -17,7 +20,21 @@
  *    walks exactly to its end; a dump's NLMSG_DONE carries 0 or such errno;
  *  - a TASKSTATS_CMD_NEW parses: its attributes walk exactly to the end of
  *    the message, each aggregate holds one PID or TGID and one STATS of
- *    version 1..17, a GET's record names the id asked, a dump's ids grow;
+ *    version 1..17, a GET's record names the id asked, a dump's ids grow
+ *    (a cgroup's dump walks the cgroup's tasks, in no pid order);
+ *  - on this series' kernel, the exact errno of each cgroup request: a
+ *    dump of one cgroup starts, or fails with EBADF (a closed or O_PATH
+ *    fd), EINVAL (no cgroup directory, or DUMP_SUBTREE alone) or ENOENT
+ *    (a removed cgroup); cgroupstats answers a record for a v2 or v1
+ *    cgroup, nothing for a closed fd, EBADF, EINVAL or ENOENT otherwise
+ *    (EBUSY is a dump's answer while an earlier dump of the datagram
+ *    runs, ENOMEM always possible); on upstream's, only the old checks;
+ *  - a cgroup's dump lists the fuzzer's own tasks of known cgroup exactly
+ *    as their cgroups say: never a task of another cgroup (or, without
+ *    DUMP_SUBTREE, of a descendant), and when it ends cleanly every one
+ *    it may read that is in it (as root: a sleeping task of root's in
+ *    ts-fuzz/sub, the spawner in ts-fuzz); cgroupstats of ts-fuzz/sub
+ *    counts that one sleeping task;
  *  - nothing answers what must get no answer (a lying nlmsg_len) and no
  *    record answers a request that fails the policy; a GET acknowledged
  *    with 0 got exactly one record first;
@@ -33,9 +50,15 @@
  * answer that never comes is counted as missing; more than 1% missing is
  * a violation.
  *
+ * Cgroups (as root, before the phases): a named cgroup v1 hierarchy with
+ * a child, and under the cgroup v2 root ts-fuzz and ts-fuzz/sub, the
+ * latter holding one sleeping task of root's, and the fd of a cgroup
+ * removed after it was opened, which every phase inherits.
+ *
  * Phases (--as all). The message budget is split over three phases, each
  * in a child process with helpers of its own (a zombie, a thread, and a
- * process forking short-lived children whose pids it passes on): as root;
+ * process forking short-lived children whose pids it passes on; as root
+ * that one lives in ts-fuzz and in the v1 child): as root;
  * as nobody (uid 65534, no groups, dumpable); and as root of fresh user,
  * pid, net and mount namespaces made by nobody, as pid 1 of the new pid
  * namespace with a /proc of its own.
@@ -115,6 +138,11 @@
 #define SNDBUF		(1024 * 1024)
 #define V1_DIR		"/tmp/ts-fuzz-v1"
 #define V1_CHILD	"/tmp/ts-fuzz-v1/fuzz"
+#define V2_ROOT		"/sys/fs/cgroup"
+#define V2_CHILD	V2_ROOT "/ts-fuzz"
+#define V2_SUB		V2_CHILD "/sub"
+#define V2_GONE		V2_ROOT "/ts-fuzz-gone"
+#define NR_WATCH	4
 #define KTHREAD_FLAG	0x00200000UL	/* PF_KTHREAD, field 9 of stat */
 #define NR_KTHREAD	16
 #define NR_EXITING	64
@@ -145,6 +173,8 @@ struct counts {
 	__u64 dump_nobufs;	/* a dump started on a full socket */
 	__u64 send_errors;
 	__u64 io_errors;	/* /proc/PID/io failed for another reason */
+	__u64 cg_dumps;		/* dumps of one cgroup that ended with 0 */
+	__u64 cg_checked;	/* of those, checked for every task due */
 	__u64 err[ERRNO_SLOTS];	/* [0]: values out of range */
 	int skipped;
 };
@@ -168,9 +198,32 @@ static const char * const exp_name[] = {
 };
 
 enum cg_expect {
-	CGX_NONE,	/* closed, O_PATH or not a cgroup v1 directory */
-	CGX_REPLY,	/* a cgroup v1 directory: ACK 0 comes after a record */
+	CGX_NONE,	/* no cgroup directory the kernel answers for */
+	CGX_REPLY,	/* a cgroup directory: ACK 0 comes after a record */
 	CGX_ANY,	/* not known (a dry run) */
+};
+
+/*
+ * What an fd is to a cgroup request (CGROUPSTATS_CMD_ATTR_FD or
+ * TASKSTATS_CMD_ATTR_DUMP_CGROUP_FD), as the fuzzer sees it.
+ */
+enum fd_class {
+	FDC_ANY,	/* not known (a dry run, or fstat failed) */
+	FDC_CLOSED,	/* not open (or beyond any fd table) */
+	FDC_OPATH,	/* opened with O_PATH */
+	FDC_OTHER,	/* open, and no cgroup directory */
+	FDC_V1,		/* a directory of a cgroup v1 hierarchy */
+	FDC_V2,		/* a directory of the cgroup v2 hierarchy */
+	FDC_GONE,	/* a cgroup v2 directory removed since it was opened */
+};
+
+/* Where a watched task is in the cgroup v2 hierarchy. */
+enum node {
+	NODE_UNKNOWN,	/* not known: never checked */
+	NODE_OUT,	/* in a cgroup other than these three */
+	NODE_ROOT,	/* in the root cgroup */
+	NODE_CHILD,	/* in ts-fuzz */
+	NODE_SUB,	/* in ts-fuzz/sub */
 };
 
 /* One message of the datagram in flight. */
@@ -182,6 +235,17 @@ struct req {
 	__u8 exp;
 	__u8 aggr;		/* TASKSTATS_TYPE_AGGR_PID or _TGID */
 	__u8 cg;
+	__u8 cg_kind;		/* the fd named, if one of targets' cg_fd */
+	__u8 must;		/* watched tasks a cgroup's dump must list */
+	__u8 forbid;		/* and those it must not */
+	__u8 seen;		/* the watched tasks it listed */
+	__u16 want;		/* with @exact: the errno due, 0 for none */
+	bool exact;		/* the answer's errno is predicted exactly */
+	bool busy_ok;		/* a dump after another dump of the datagram */
+	bool cgdump;		/* a dump of one cgroup */
+	bool subtree;		/* with DUMP_SUBTREE */
+	bool nobufs;		/* it started on a full socket */
+	bool cg_one;		/* cgroupstats of ts-fuzz/sub: one sleeper */
 	bool reg;		/* EXP_LISTEN with REGISTER_CPUMASK */
 	bool done;
 	bool replied;
@@ -189,8 +253,22 @@ struct req {
 };
 
 enum cg_kind {
-	CG_CLOSED, CG_OPATH, CG_FILE, CG_TMP, CG_V2, CG_V1ROOT, CG_V1CHILD,
-	CG_NR
+	CG_CLOSED, CG_OPATH, CG_FILE, CG_TMP, CG_V2, CG_V2CHILD, CG_V2SUB,
+	CG_V2GONE, CG_V1ROOT, CG_V1CHILD,
+	CG_NR, CG_NONE = CG_NR
+};
+
+static const char * const cg_name[CG_NR + 1] = {
+	"a closed fd", "an O_PATH fd", "a file", "/tmp", V2_ROOT, V2_CHILD,
+	V2_SUB, "a removed cgroup", V1_DIR, V1_CHILD, "an fd",
+};
+
+/* A task of the fuzzer's whose cgroup v2 is known, and how to check it. */
+struct watch {
+	__u32 id;
+	__u8 node;
+	bool thread;		/* not a thread group leader: no TGID record */
+	bool must;		/* readable: due in every dump it is in */
 };
 
 /* Things worth naming in a request, looked up at run time. */
@@ -208,6 +286,10 @@ struct targets {
 	unsigned int nr_exiting;
 	int spawn_fd;			/* read end of the spawner's pid pipe */
 	int cg_fd[CG_NR];
+	__u8 cg_class[CG_NR];		/* each one's fd_class */
+	bool sub_one;			/* ts-fuzz/sub holds one sleeping task */
+	struct watch watch[NR_WATCH];
+	int nr_watch;
 	__u16 bad_family[NR_BAD_FAMILY];
 	int nr_bad_family;
 	char possible[128];
@@ -242,6 +324,8 @@ struct fuzz {
 	bool use_sendto;
 	struct req req[MAX_BATCH + 1];
 	int nreq;
+	int dumps;		/* of them, dumps that may start */
+	__u64 overruns_at;	/* c.overruns when its drain began */
 	__u32 seq_base;
 	int outstanding;
 	/* the container's view of its pids */
@@ -264,6 +348,13 @@ struct opts {
 static __u64 tx_words[TX_SIZE / 8];
 static __u64 rx_words[RX_SLOTS][RX_SLOT / 8];
 static char list_buf[BIG_LIST + 16];
+
+/* Made by the parent as root (v2_setup()), inherited by every phase. */
+static bool v2_made;		/* V2_CHILD and V2_SUB are there */
+static int v2_gone_fd = -1;	/* a cgroup v2 directory since removed */
+static pid_t resident;		/* the sleeping task alone in V2_SUB */
+static bool v2_sub_one;		/* and it is alone there */
+static bool v2_paths_ok;	/* /proc/PID/cgroup paths are V2_ROOT's */
 
 /* ----------------------------------------------------------------- PRNG */
 
@@ -589,11 +680,22 @@ static __u32 pick_id(struct fuzz *f)
 	}
 }
 
-/* An fd number for CGROUPSTATS_CMD_ATTR_FD. */
+/* A cgroup directory's fd: small cgroups more often than the roots. */
+static __u32 pick_cgroup_dir(struct fuzz *f, __u64 r)
+{
+	static const __u8 dirs[] = {
+		CG_V2CHILD, CG_V2CHILD, CG_V2SUB, CG_V2SUB, CG_V2, CG_V1CHILD,
+		CG_V1ROOT,
+	};
+
+	return f->t.cg_fd[dirs[r % ARRAY_SIZE(dirs)]];
+}
+
+/* An fd number for CGROUPSTATS_CMD_ATTR_FD (or DUMP_CGROUP_FD). */
 static __u32 pick_fd(struct fuzz *f)
 {
 	static const __u32 huge[] = { (__u32)-1, INT_MAX, 0x80000000u, 1048576 };
-	__u32 kind = below(12);
+	__u32 kind = below(CG_NR + 5);
 	__u64 r = rnd();
 
 	if (kind < CG_NR)
@@ -608,8 +710,16 @@ static __u32 pick_fd(struct fuzz *f)
 	case CG_NR + 3:
 		return huge[r % ARRAY_SIZE(huge)];
 	default:
-		return f->t.cg_fd[r & 1 ? CG_V1CHILD : CG_V1ROOT];
+		return pick_cgroup_dir(f, r);
 	}
+}
+
+/* An fd for DUMP_CGROUP_FD: mostly a cgroup's, whose tasks come back. */
+static __u32 pick_dump_fd(struct fuzz *f)
+{
+	__u64 r = rnd();
+
+	return r & 3 ? pick_cgroup_dir(f, r >> 2) : pick_fd(f);
 }
 
 static int copy_str(char *out, const char *s)
@@ -778,6 +888,22 @@ static void put_cpulist(struct fuzz *f, struct msg *m, __u16 type)
 	put(m, type, list_buf, n);
 }
 
+/* One of the attributes of a dump, well formed. */
+static void put_dump_attr(struct fuzz *f, struct msg *m)
+{
+	switch (below(3)) {
+	case 0:
+		put_flag(m, TASKSTATS_CMD_ATTR_DUMP_TGID);
+		break;
+	case 1:
+		put_u32(m, TASKSTATS_CMD_ATTR_DUMP_CGROUP_FD, pick_dump_fd(f));
+		break;
+	default:
+		put_flag(m, TASKSTATS_CMD_ATTR_DUMP_SUBTREE);
+		break;
+	}
+}
+
 /* One attribute a TASKSTATS_CMD_GET may carry, good or bad. */
 static void put_action(struct fuzz *f, struct msg *m)
 {
@@ -796,7 +922,7 @@ static void put_action(struct fuzz *f, struct msg *m)
 		put_cpulist(f, m, TASKSTATS_CMD_ATTR_DEREGISTER_CPUMASK);
 		break;
 	case 5:
-		put_flag(m, TASKSTATS_CMD_ATTR_DUMP_TGID);
+		put_dump_attr(f, m);
 		break;
 	case 6:
 		put_badsize(f, m, chance(500) ? TASKSTATS_CMD_ATTR_PID :
@@ -871,9 +997,63 @@ static bool gen_listener(struct fuzz *f, struct msg *m, char *at,
 	return big;
 }
 
+/*
+ * A dump of one cgroup: DUMP_CGROUP_FD good or of a bad size, duplicated,
+ * DUMP_SUBTREE with it, alone or with a payload, and DUMP_TGID or not.
+ */
+static void put_cgroup_dump(struct fuzz *f, struct msg *m)
+{
+	static const int sizes[] = { 0, 1, 2, 3, 5, 8 };
+	__u32 v = below(8), tgid = below(4);	/* 1: before, 2: after */
+	bool subtree = chance(500);
+	__u32 fd = pick_dump_fd(f);
+	int len;
+	char *p;
+
+	if (tgid == 1)
+		put_flag(m, TASKSTATS_CMD_ATTR_DUMP_TGID);
+	switch (v) {
+	case 0:
+	case 1:
+	case 2:
+		put_u32(m, TASKSTATS_CMD_ATTR_DUMP_CGROUP_FD, fd);
+		break;
+	case 3:
+		put_flag(m, TASKSTATS_CMD_ATTR_DUMP_SUBTREE);
+		put_u32(m, TASKSTATS_CMD_ATTR_DUMP_CGROUP_FD, fd);
+		subtree = false;
+		break;
+	case 4:
+		subtree = true;		/* DUMP_SUBTREE alone */
+		break;
+	case 5:
+		len = sizes[below(ARRAY_SIZE(sizes))];
+		p = put_raw(m, TASKSTATS_CMD_ATTR_DUMP_CGROUP_FD, NLA_HDRLEN + len, len);
+		fill_rand(p, len);
+		if (len >= 4)
+			memcpy(p, &fd, sizeof(fd));
+		break;
+	case 6:
+		put_u32(m, TASKSTATS_CMD_ATTR_DUMP_CGROUP_FD, fd);
+		put_rand(m, TASKSTATS_CMD_ATTR_DUMP_SUBTREE, 1 + below(4));
+		break;
+	default:
+		/* The last of a type counts: a bad fd, then a good one. */
+		put_u32(m, TASKSTATS_CMD_ATTR_DUMP_CGROUP_FD, pick_fd(f));
+		if (chance(300))
+			put_u32(m, TASKSTATS_CMD_ATTR_PID, pick_id(f));
+		put_u32(m, TASKSTATS_CMD_ATTR_DUMP_CGROUP_FD, fd);
+		break;
+	}
+	if (subtree)
+		put_flag(m, TASKSTATS_CMD_ATTR_DUMP_SUBTREE);
+	if (tgid == 2)
+		put_flag(m, TASKSTATS_CMD_ATTR_DUMP_TGID);
+}
+
 static bool gen_dump(struct fuzz *f, struct msg *m, char *at)
 {
-	__u32 v = below(8);
+	__u32 v = below(14);
 	__u8 cmd = TASKSTATS_CMD_GET;
 	int i, n;
 
@@ -908,9 +1088,12 @@ static bool gen_dump(struct fuzz *f, struct msg *m, char *at)
 		if (chance(500))
 			put_flag(m, TASKSTATS_CMD_ATTR_DUMP_TGID);
 		break;
-	default:
+	case 7:
 		put_flag(m, TASKSTATS_CMD_ATTR_DUMP_TGID | NLA_F_NESTED);
 		put_flag(m, TASKSTATS_CMD_ATTR_DUMP_TGID);
+		break;
+	default:
+		put_cgroup_dump(f, m);
 		break;
 	}
 	return false;
@@ -1155,6 +1338,7 @@ static bool attr_valid(bool cg, int type, int len)
 	switch (type) {
 	case TASKSTATS_CMD_ATTR_PID:
 	case TASKSTATS_CMD_ATTR_TGID:
+	case TASKSTATS_CMD_ATTR_DUMP_CGROUP_FD:
 		return len >= 4;			/* NLA_U32 */
 	case TASKSTATS_CMD_ATTR_REGISTER_CPUMASK:
 	case TASKSTATS_CMD_ATTR_DEREGISTER_CPUMASK:
@@ -1202,9 +1386,10 @@ static __u32 attr_u32(const struct nlattr *na)
 }
 
 /*
- * Whether cgroupstats of fd @v may answer with a record: only a directory
- * of a cgroup v1 hierarchy can (fdget() skips O_PATH files, a closed fd is
- * answered with nothing, anything else with EINVAL).
+ * Whether cgroupstats of fd @v may answer with a record on upstream's
+ * kernel: only a directory of a cgroup v1 hierarchy can (fdget() skips
+ * O_PATH files, a closed fd is answered with nothing, anything else with
+ * EINVAL).
  */
 static __u8 cg_classify(const struct fuzz *f, __u32 v)
 {
@@ -1226,12 +1411,169 @@ static __u8 cg_classify(const struct fuzz *f, __u32 v)
 	return CGX_NONE;
 }
 
+/* What fd @v is, found out with the fuzzer's own syscalls. */
+static __u8 fd_probe(__u32 v)
+{
+	struct statfs sfs;
+	struct stat st;
+	int fl;
+
+	if (v > INT_MAX)
+		return FDC_CLOSED;	/* beyond any fd table */
+	fl = fcntl((int)v, F_GETFL);
+	if (fl < 0)
+		return errno == EBADF ? FDC_CLOSED : FDC_ANY;
+	if (fl & O_PATH)
+		return FDC_OPATH;
+	if (fstatfs((int)v, &sfs) || fstat((int)v, &st))
+		return FDC_ANY;
+	if (!S_ISDIR(st.st_mode))
+		return FDC_OTHER;
+	if (sfs.f_type == CGROUP2_SUPER_MAGIC)
+		return FDC_V2;
+	if (sfs.f_type == CGROUP_SUPER_MAGIC)
+		return FDC_V1;
+	return FDC_OTHER;
+}
+
+/*
+ * What fd @v is, and *@kind which of the targets' cg_fd it is (CG_NONE
+ * for another): those were classified once, when opened; only they can
+ * be a removed cgroup.
+ */
+static __u8 fd_class(const struct fuzz *f, __u32 v, __u8 *kind)
+{
+	int i;
+
+	*kind = CG_NONE;
+	if (f->dry)
+		return FDC_ANY;
+	for (i = 0; i < CG_NR && v <= INT_MAX; i++) {
+		if (f->t.cg_fd[i] == (int)v) {
+			*kind = i;
+			return f->t.cg_class[i];
+		}
+	}
+	return fd_probe(v);
+}
+
+/*
+ * The -errno an fd of class @c gets at the start of a cgroup's dump, and
+ * from cgroupstats (this series' kernel): 0 for one that works.
+ */
+static int fd_errno(__u8 c, bool cgroupstats)
+{
+	switch (c) {
+	case FDC_CLOSED:
+		return cgroupstats ? 0 : -EBADF;	/* cgroupstats: no answer */
+	case FDC_OPATH:
+		return -EBADF;
+	case FDC_OTHER:
+		return -EINVAL;
+	case FDC_GONE:
+		return -ENOENT;
+	default:
+		return 0;
+	}
+}
+
+/* Whether a task in cgroup @task is in a dump of cgroup @dump. */
+static bool node_in(__u8 task, __u8 dump, bool subtree)
+{
+	if (task == dump)
+		return true;
+	if (!subtree)
+		return false;
+	return dump == NODE_ROOT || (dump == NODE_CHILD && task == NODE_SUB);
+}
+
+/*
+ * Which of the watched tasks a dump of the cgroup of kind @kind must list
+ * (if it ends cleanly) and which it must not.
+ */
+static void predict_watch(const struct fuzz *f, __u8 kind, bool tgid,
+			  struct req *r)
+{
+	__u8 dump = kind == CG_V2 ? NODE_ROOT : kind == CG_V2CHILD ? NODE_CHILD :
+		    kind == CG_V2SUB ? NODE_SUB : NODE_UNKNOWN;
+	int i;
+
+	if (dump == NODE_UNKNOWN)
+		return;
+	for (i = 0; i < f->t.nr_watch; i++) {
+		const struct watch *w = &f->t.watch[i];
+
+		if (w->node == NODE_UNKNOWN || (tgid && w->thread))
+			continue;
+		if (!node_in(w->node, dump, r->subtree))
+			r->forbid |= 1 << i;
+		else if (w->must)
+			r->must |= 1 << i;
+	}
+}
+
+/* A dump (NLM_F_DUMP) of TASKSTATS_CMD_GET that passes the policy. */
+static void predict_dump(const struct fuzz *f, const struct nlattr **tb,
+			 struct req *r)
+{
+	const struct nlattr *fd = tb[TASKSTATS_CMD_ATTR_DUMP_CGROUP_FD];
+	bool tgid = tb[TASKSTATS_CMD_ATTR_DUMP_TGID];
+	__u8 c;
+
+	r->exp = EXP_DUMP;
+	r->aggr = tgid ? TASKSTATS_TYPE_AGGR_TGID : TASKSTATS_TYPE_AGGR_PID;
+	/* Upstream has no dump; its policy ignores these attributes. */
+	if (!f->series)
+		return;
+	r->exact = !f->dry;
+	r->subtree = tb[TASKSTATS_CMD_ATTR_DUMP_SUBTREE];
+	if (r->subtree && !fd) {
+		r->exp = EXP_ERR;
+		r->want = EINVAL;
+		return;
+	}
+	if (!fd)
+		return;
+	r->cgdump = true;
+	c = fd_class(f, attr_u32(fd), &r->cg_kind);
+	if (c == FDC_ANY) {
+		r->exact = false;
+		return;
+	}
+	r->want = -fd_errno(c, false);
+	if (r->want)
+		r->exp = EXP_ERR;
+	else
+		predict_watch(f, r->cg_kind, tgid, r);
+}
+
+/* CGROUPSTATS_CMD_GET of fd @v. */
+static void predict_cgroupstats(const struct fuzz *f, __u32 v, struct req *r)
+{
+	__u8 c;
+
+	r->exp = EXP_CG;
+	if (!f->series) {
+		r->cg = cg_classify(f, v);
+		return;
+	}
+	c = fd_class(f, v, &r->cg_kind);
+	if (c == FDC_ANY) {
+		r->cg = CGX_ANY;
+		return;
+	}
+	r->exact = true;
+	r->want = -fd_errno(c, true);
+	r->cg = c == FDC_V1 || c == FDC_V2 ? CGX_REPLY : CGX_NONE;
+	r->cg_one = r->cg == CGX_REPLY && r->cg_kind == CG_V2SUB && f->t.sub_one;
+}
+
 static void predict(const struct fuzz *f, const struct nlmsghdr *h, bool lying,
 		    struct req *r)
 {
 	const struct genlmsghdr *g = NLMSG_DATA(h);
 	bool dump = (h->nlmsg_flags & NLM_F_DUMP) == NLM_F_DUMP;
-	const struct nlattr *tb[TASKSTATS_CMD_ATTR_MAX + 1];
+	const struct nlattr *tb[TASKSTATS_CMD_ATTR_MAX + 1] = { NULL };
 
 	if (lying) {
 		r->exp = EXP_NONE;
@@ -1250,10 +1592,7 @@ static void predict(const struct fuzz *f, const struct nlmsghdr *h, bool lying,
 		if (!parse_req(h, f->get_maxattr, false, tb))
 			return;
 		if (dump) {
-			r->exp = EXP_DUMP;
-			r->aggr = tb[TASKSTATS_CMD_ATTR_DUMP_TGID] ?
-				  TASKSTATS_TYPE_AGGR_TGID :
-				  TASKSTATS_TYPE_AGGR_PID;
+			predict_dump(f, tb, r);
 		} else if (tb[TASKSTATS_CMD_ATTR_REGISTER_CPUMASK]) {
 			r->exp = EXP_LISTEN;
 			r->reg = true;
@@ -1275,8 +1614,7 @@ static void predict(const struct fuzz *f, const struct nlmsghdr *h, bool lying,
 	if (!parse_req(h, CGROUPSTATS_CMD_ATTR_MAX, true, tb) ||
 	    !tb[CGROUPSTATS_CMD_ATTR_FD])
 		return;
-	r->exp = EXP_CG;
-	r->cg = cg_classify(f, attr_u32(tb[CGROUPSTATS_CMD_ATTR_FD]));
+	predict_cgroupstats(f, attr_u32(tb[CGROUPSTATS_CMD_ATTR_FD]), r);
 }
 
 /* ------------------------------------------------------------- datagram */
@@ -1292,7 +1630,16 @@ static void finish(struct fuzz *f, struct msg *m, bool lying)
 	r->seq = h->nlmsg_seq;
 	r->off = f->txlen;
 	r->size = lying ? m->len : (int)NLMSG_ALIGN(h->nlmsg_len);
+	r->cg_kind = CG_NONE;
 	predict(f, h, lying, r);
+	/*
+	 * A socket runs one dump at a time: while an earlier one of the
+	 * datagram still runs, a dump is refused with EBUSY.
+	 */
+	if (!lying && (h->nlmsg_flags & NLM_F_DUMP) == NLM_F_DUMP)
+		r->busy_ok = f->dumps > 0;
+	if (r->exp == EXP_DUMP)
+		f->dumps++;
 	f->txlen += r->size;
 }
 
@@ -1310,6 +1657,7 @@ static void build_datagram(struct fuzz *f)
 	f->use_sendto = chance(700);
 	f->txlen = 0;
 	f->nreq = 0;
+	f->dumps = 0;
 	f->seq_base = f->seq + 1;
 	while ((__u32)f->nreq < want && f->c.messages + f->nreq < f->budget) {
 		bool big = gen_msg(f, &m, f->tx + f->txlen);
@@ -1532,10 +1880,23 @@ static bool errno_documented(int err)
 /*
  * EOVERFLOW is cpulist_parse()'s answer to a number beyond 32 bits
  * ("4294967296"): legitimate for a listener request, and only there.
+ * EBADF is this series' answer to a cgroup request naming a closed or
+ * O_PATH fd, and only to those.
  */
 static bool errno_ok(const struct req *r, int err)
 {
-	return errno_documented(err) || (err == EOVERFLOW && r->exp == EXP_LISTEN);
+	return errno_documented(err) || (err == EOVERFLOW && r->exp == EXP_LISTEN) ||
+	       (err == EBADF && r->exact && r->want == EBADF);
+}
+
+/*
+ * Whether error @err answers @r as predicted: exactly its errno, or EBUSY
+ * for a dump while another runs, or ENOMEM, which any allocation allows.
+ */
+static bool errno_due(const struct req *r, int err)
+{
+	return !r->exact || err == r->want || err == ENOMEM ||
+	       (err == EBUSY && r->busy_ok);
 }
 
 /* A cursor over attributes that insists on the kernel's own layout. */
@@ -1747,6 +2108,23 @@ static const char *parse_aggr(const struct nlattr *aggr, __u32 *id)
 	return NULL;
 }
 
+/* A cgroup's dump: a record of a watched task says where it is. */
+static void check_watch(struct fuzz *f, struct req *r, const struct nlmsghdr *h,
+			__u32 id)
+{
+	int i;
+
+	for (i = 0; i < f->t.nr_watch; i++) {
+		if (f->t.watch[i].id != id)
+			continue;
+		if (r->forbid & (1 << i))
+			violation(f, r, h, "a dump of %s%s lists task %u, which is not in it",
+				  cg_name[r->cg_kind], r->subtree ? " with its subtree" : "",
+				  id);
+		r->seen |= 1 << i;
+	}
+}
+
 /* The aggregates of a TASKSTATS_CMD_NEW answering @r. */
 static void parse_records(struct fuzz *f, struct req *r,
 			  const struct nlmsghdr *h)
@@ -1772,7 +2150,10 @@ static void parse_records(struct fuzz *f, struct req *r,
 		n++;
 		if (r->exp == EXP_GET && id != r->id)
 			violation(f, r, h, "record of %u answers a GET of %u", id, r->id);
-		if (r->exp == EXP_DUMP) {
+		if (r->exp == EXP_DUMP && r->cgdump) {
+			if (r->must | r->forbid)
+				check_watch(f, r, h, id);
+		} else if (r->exp == EXP_DUMP) {
 			if (r->seen_id && id <= r->id)
 				violation(f, r, h, "dump record %u after %u: not in pid order",
 					  id, r->id);
@@ -1898,6 +2279,10 @@ static void on_error(struct fuzz *f, struct req *r, const struct nlmsghdr *h)
 	case EXP_ERR:
 		if (!err)
 			violation(f, r, h, "a request that must fail was acknowledged");
+		else if (!errno_due(r, err))
+			violation(f, r, h, "%s where %s was due (a dump of %s)", errno_name(err),
+				  errno_name(r->want), r->cgdump ? cg_name[r->cg_kind] :
+				  "DUMP_SUBTREE without DUMP_CGROUP_FD");
 		break;
 	case EXP_LISTEN:
 		if (f->phase == PH_USER && err != EPERM)
@@ -1911,7 +2296,11 @@ static void on_error(struct fuzz *f, struct req *r, const struct nlmsghdr *h)
 	case EXP_CG:
 		if (!err && !r->replied && r->cg == CGX_REPLY)
 			violation(f, r, h,
-				  "cgroupstats of a v1 cgroup acknowledged without a record");
+				  "cgroupstats of a cgroup acknowledged without a record");
+		if (!errno_due(r, err))
+			violation(f, r, h, "cgroupstats of %s answered %s, not %s",
+				  cg_name[r->cg_kind], err ? errno_name(err) : "0",
+				  r->want ? errno_name(r->want) : "0");
 		break;
 	case EXP_DUMP:
 		/*
@@ -1920,10 +2309,15 @@ static void on_error(struct fuzz *f, struct req *r, const struct nlmsghdr *h)
 		 */
 		if (err == ENOBUFS) {
 			f->c.dump_nobufs++;
+			r->nobufs = true;
 			return;
 		}
 		if (!err)
 			violation(f, r, h, "a dump acknowledged: it must end with NLMSG_DONE");
+		else if (!errno_due(r, err))
+			violation(f, r, h, "a dump of %s failed to start: %s",
+				  r->cgdump ? cg_name[r->cg_kind] : "every task",
+				  errno_name(err));
 		break;
 	}
 	if (err && r->replied)
@@ -1931,6 +2325,29 @@ static void on_error(struct fuzz *f, struct req *r, const struct nlmsghdr *h)
 	if (err && !errno_ok(r, err))
 		violation(f, r, h, "undocumented errno %s", errno_name(err));
 	complete(f, r);
+}
+
+/*
+ * A cgroup's dump ended with 0: every watched task due in it was listed,
+ * unless answers may have been lost (the dump started on a full socket,
+ * or the socket overran during this datagram).
+ */
+static void check_cgroup_dump(struct fuzz *f, struct req *r,
+			      const struct nlmsghdr *h)
+{
+	__u8 missed = r->must & ~r->seen;
+	int i;
+
+	f->c.cg_dumps++;
+	if (!r->must || r->nobufs || f->c.overruns != f->overruns_at)
+		return;
+	f->c.cg_checked++;
+	for (i = 0; i < f->t.nr_watch && missed; i++)
+		if (missed & (1 << i))
+			violation(f, r, h, "a dump of %s%s%s left out task %u, which is in it",
+				  cg_name[r->cg_kind], r->subtree ? " with its subtree" : "",
+				  r->aggr == TASKSTATS_TYPE_AGGR_TGID ? " by tgid" : "",
+				  f->t.watch[i].id);
 }
 
 static void on_done(struct fuzz *f, struct req *r, const struct nlmsghdr *h)
@@ -1952,10 +2369,31 @@ static void on_done(struct fuzz *f, struct req *r, const struct nlmsghdr *h)
 			violation(f, r, h, "dump ended with %s", errno_name(err));
 		check_tlvs(f, r, h, NLMSG_LENGTH(sizeof(int)));
 	}
-	if (r->done)
+	if (r->done) {
 		violation(f, r, h, "a second NLMSG_DONE");
-	else if (r->exp != EXP_NONE)
+		return;
+	}
+	if (r->exp == EXP_DUMP && r->cgdump && !err)
+		check_cgroup_dump(f, r, h);
+	if (r->exp != EXP_NONE)
 		complete(f, r);
+}
+
+/* The counts of V2_SUB, which holds one task, sleeping in pause(). */
+static void check_one_sleeper(struct fuzz *f, const struct req *r,
+			      const struct nlmsghdr *h, const struct nlattr *na)
+{
+	struct cgroupstats cs;
+
+	memcpy(&cs, na + 1, sizeof(cs));
+	if (cs.nr_sleeping != 1 || cs.nr_running || cs.nr_stopped ||
+	    cs.nr_uninterruptible || cs.nr_io_wait)
+		violation(f, r, h, "%s (one sleeper): %llu S, %llu R, %llu T, %llu D, %llu io",
+			  V2_SUB, (unsigned long long)cs.nr_sleeping,
+			  (unsigned long long)cs.nr_running,
+			  (unsigned long long)cs.nr_stopped,
+			  (unsigned long long)cs.nr_uninterruptible,
+			  (unsigned long long)cs.nr_io_wait);
 }
 
 static void on_cgroupstats(struct fuzz *f, struct req *r,
@@ -1978,6 +2416,8 @@ static void on_cgroupstats(struct fuzz *f, struct req *r,
 		    na->nla_len - NLA_HDRLEN < (int)sizeof(struct cgroupstats))
 			violation(f, r, h, "cgroupstats attribute %u of %u bytes",
 				  na->nla_type, na->nla_len);
+		else if (r->cg_one)
+			check_one_sleeper(f, r, h, na);
 		n++;
 	}
 	if (w.bad || n != 1)
@@ -2173,6 +2613,7 @@ static void drain(struct fuzz *f)
 	struct pollfd p = { .fd = f->sock, .events = POLLIN };
 	int i, n;
 
+	f->overruns_at = f->c.overruns;
 	for (i = 0; i < RX_SLOTS; i++) {
 		iov[i].iov_base = rx_words[i];
 		iov[i].iov_len = RX_SLOT;
@@ -2352,17 +2793,72 @@ static void open_cgroup_fds(struct targets *t)
 	int i;
 
 	t->cg_fd[CG_CLOSED] = closed_fd();
-	t->cg_fd[CG_OPATH] = open("/sys/fs/cgroup", O_PATH | O_CLOEXEC);
+	t->cg_fd[CG_OPATH] = open(V2_ROOT, O_PATH | O_CLOEXEC);
 	t->cg_fd[CG_FILE] = open("/etc/passwd", O_RDONLY | O_CLOEXEC);
 	if (t->cg_fd[CG_FILE] < 0)
 		t->cg_fd[CG_FILE] = open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
 	t->cg_fd[CG_TMP] = open("/tmp", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	t->cg_fd[CG_V2] = open("/sys/fs/cgroup", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	t->cg_fd[CG_V2] = open(V2_ROOT, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	t->cg_fd[CG_V2CHILD] = open(V2_CHILD, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	t->cg_fd[CG_V2SUB] = open(V2_SUB, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	t->cg_fd[CG_V2GONE] = v2_gone_fd;	/* the parent's, inherited */
 	t->cg_fd[CG_V1ROOT] = open(V1_DIR, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	t->cg_fd[CG_V1CHILD] = open(V1_CHILD, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	for (i = 0; i < CG_NR; i++)
+	for (i = 0; i < CG_NR; i++) {
 		if (t->cg_fd[i] < 0)
 			t->cg_fd[i] = t->cg_fd[CG_CLOSED];
+		t->cg_class[i] = fd_probe(t->cg_fd[i]);
+	}
+	/* Only the parent knows it is removed: to fstat() it is a cgroup's. */
+	if (t->cg_fd[CG_V2GONE] != t->cg_fd[CG_CLOSED] &&
+	    t->cg_class[CG_V2GONE] == FDC_V2)
+		t->cg_class[CG_V2GONE] = FDC_GONE;
+	t->sub_one = v2_sub_one && t->cg_class[CG_V2SUB] == FDC_V2;
+}
+
+/* Where task @id is in the cgroup v2 hierarchy, by /proc/@id/cgroup. */
+static __u8 task_node(__u32 id)
+{
+	char path[40], buf[1024], *p;
+
+	snprintf(path, sizeof(path), "/proc/%u/cgroup", id);
+	if (read_file(path, buf, sizeof(buf)) < 0)
+		return NODE_UNKNOWN;
+	/* The v2 line is "0::PATH", the first or after v1's "N:...:PATH". */
+	p = !strncmp(buf, "0::", 3) ? buf : strstr(buf, "\n0::");
+	if (!p)
+		return NODE_UNKNOWN;
+	p += *p == '\n' ? 4 : 3;
+	p[strcspn(p, "\n")] = '\0';
+	if (!strcmp(p, "/"))
+		return NODE_ROOT;
+	if (!strcmp(p, V2_CHILD + strlen(V2_ROOT)))
+		return NODE_CHILD;
+	if (!strcmp(p, V2_SUB + strlen(V2_ROOT)))
+		return NODE_SUB;
+	if (!strncmp(p, V2_CHILD + strlen(V2_ROOT), strlen(V2_CHILD) - strlen(V2_ROOT)))
+		return NODE_UNKNOWN;	/* ts-fuzz*: another run's */
+	return NODE_OUT;
+}
+
+/*
+ * Watches task @id in cgroup dumps: it must be listed where it is, if
+ * @must (it is readable there), and nowhere else. Only a task that
+ * stays in one cgroup through the phase, as every one watched does.
+ */
+static void watch_task(struct targets *t, __u32 id, bool thread, bool must)
+{
+	struct watch *w = &t->watch[t->nr_watch];
+
+	if (!id || t->nr_watch == NR_WATCH || t->cg_class[CG_V2] != FDC_V2 ||
+	    !v2_paths_ok)
+		return;
+	w->id = id;
+	w->node = task_node(id);
+	w->thread = thread;
+	w->must = must;
+	if (w->node != NODE_UNKNOWN)
+		t->nr_watch++;
 }
 
 /* Values a dry run names instead of looking them up. */
@@ -2381,8 +2877,10 @@ static void dry_targets(struct fuzz *f)
 		t->kthread[i] = 2 + i;
 	t->nr_kthread = 4;
 	t->spawn_fd = -1;
-	for (i = 0; i < CG_NR; i++)
+	for (i = 0; i < CG_NR; i++) {
 		t->cg_fd[i] = 3 + i;
+		t->cg_class[i] = FDC_ANY;
+	}
 	t->cg_fd[CG_CLOSED] = 900;
 	t->bad_family[0] = 0x7ffe;
 	t->nr_bad_family = 1;
@@ -2458,6 +2956,7 @@ static int setup_targets(struct fuzz *f, const struct opts *o, pid_t *spawn)
 		if (f->phase == PH_ROOT && *spawn > 0) {
 			snprintf(buf, sizeof(buf), "%d", *spawn);
 			write_file(V1_CHILD "/cgroup.procs", buf);
+			write_file(V2_CHILD "/cgroup.procs", buf);
 		}
 	}
 
@@ -2467,6 +2966,19 @@ static int setup_targets(struct fuzz *f, const struct opts *o, pid_t *spawn)
 		t->thread = t->self;
 	if (!t->thread)
 		t->thread = t->self;
+
+	/*
+	 * Tasks whose cgroup a cgroup's dump must respect: ourselves, which
+	 * we may always read, and as root the spawner and the resident (in
+	 * the container, the resident has no pid; as nobody it is not ours
+	 * to read, and the spawner stays where we are).
+	 */
+	watch_task(t, t->self, false, true);
+	if (t->thread != t->self)
+		watch_task(t, t->thread, true, true);
+	watch_task(t, t->spawner, false, f->phase == PH_ROOT);
+	if (f->phase != PH_CONTAINER)
+		watch_task(t, resident, false, f->phase == PH_ROOT);
 	return 0;
 }
 
@@ -2546,12 +3058,17 @@ static void fuzz_phase(struct fuzz *f, const struct opts *o, enum phase ph,
 		printf("%llu send errors, %llu /proc/PID/io errors\n",
 		       (unsigned long long)f->c.send_errors,
 		       (unsigned long long)f->c.io_errors);
+		printf("# phase %s: %llu dumps of one cgroup, %llu checked for their tasks; "
+		       "%d tasks watched\n", phase_name[ph],
+		       (unsigned long long)f->c.cg_dumps,
+		       (unsigned long long)f->c.cg_checked, f->t.nr_watch);
 	}
 	if (f->c.strays)
 		printf("# phase %s: %llu stray exit records (upstream sends to a reused port id)\n",
 		       phase_name[ph], (unsigned long long)f->c.strays);
 	for (i = 0; i < CG_NR && !f->dry; i++)
-		if (f->t.cg_fd[i] >= 0 && f->t.cg_fd[i] != f->t.cg_fd[CG_CLOSED])
+		if (f->t.cg_fd[i] >= 0 && f->t.cg_fd[i] != f->t.cg_fd[CG_CLOSED] &&
+		    i != CG_V2GONE)
 			close(f->t.cg_fd[i]);
 }
 
@@ -2778,6 +3295,86 @@ static void v1_setup(void)
 		printf("# cgroup v1: %s: %s\n", V1_CHILD, strerror(errno));
 }
 
+/*
+ * Under the cgroup v2 root: ts-fuzz and ts-fuzz/sub, the latter holding
+ * the resident, a task of root's sleeping in pause() until the end; and
+ * the fd of ts-fuzz-gone, removed after it was opened.
+ */
+static void v2_setup(void)
+{
+	char buf[64], *end, ns[2][64];
+	struct statfs sfs;
+	pid_t pid;
+	ssize_t n;
+
+	if (geteuid() != 0 || statfs(V2_ROOT, &sfs) || sfs.f_type != CGROUP2_SUPER_MAGIC)
+		return;
+	/*
+	 * /proc/PID/cgroup names cgroups from the reader's cgroup namespace,
+	 * as init's mount of V2_ROOT shows them if we share init's.
+	 */
+	n = readlink("/proc/self/ns/cgroup", ns[0], sizeof(ns[0]) - 1);
+	if (n > 0 && readlink("/proc/1/ns/cgroup", ns[1], sizeof(ns[1]) - 1) == n &&
+	    !memcmp(ns[0], ns[1], n))
+		v2_paths_ok = true;
+	rmdir(V2_GONE);		/* a killed run's */
+	if (!mkdir(V2_GONE, 0755)) {
+		v2_gone_fd = open(V2_GONE, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (rmdir(V2_GONE) && v2_gone_fd >= 0) {
+			printf("# cgroup v2: rmdir %s: %s\n", V2_GONE, strerror(errno));
+			close(v2_gone_fd);
+			v2_gone_fd = -1;
+		}
+	}
+	if ((mkdir(V2_CHILD, 0755) && errno != EEXIST) ||
+	    (mkdir(V2_SUB, 0755) && errno != EEXIST)) {
+		printf("# cgroup v2: mkdir: %s\n", strerror(errno));
+		return;
+	}
+	v2_made = true;
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+		for (;;)
+			pause();
+	}
+	if (pid < 0)
+		return;
+	resident = pid;
+	snprintf(buf, sizeof(buf), "%d", pid);
+	if (write_file(V2_SUB "/cgroup.procs", buf)) {
+		printf("# cgroup v2: cannot move a task into %s\n", V2_SUB);
+		return;
+	}
+	/* Alone there, asleep: what cgroupstats of it must count. */
+	if (ts_wait_sleeping(pid) == 0 &&
+	    read_file(V2_SUB "/cgroup.threads", buf, sizeof(buf)) > 0 &&
+	    strtol(buf, &end, 10) == pid && !strcmp(end, "\n"))
+		v2_sub_one = true;
+	printf("# cgroup v2: %s, and %s holding task %d%s; %s fd %d\n", V2_CHILD, V2_SUB,
+	       pid, v2_sub_one ? " alone, asleep" : "", V2_GONE, v2_gone_fd);
+}
+
+static void v2_cleanup(void)
+{
+	int i;
+
+	if (resident > 0) {
+		kill(resident, SIGKILL);
+		waitpid(resident, NULL, 0);
+	}
+	if (v2_gone_fd >= 0)
+		close(v2_gone_fd);
+	if (!v2_made)
+		return;
+	/* The root phase's spawner lived in ts-fuzz; its last tasks go. */
+	for (i = 0; i < 100 && rmdir(V2_SUB) && errno == EBUSY; i++)
+		usleep(20000);
+	for (i = 0; i < 100 && rmdir(V2_CHILD) && errno == EBUSY; i++)
+		usleep(20000);
+}
+
 static void v1_cleanup(void)
 {
 	int i;
@@ -2903,6 +3500,7 @@ int main(int argc, char **argv)
 		o.family = id;
 		printf("# TASKSTATS family id %d\n", id);
 		v1_setup();
+		v2_setup();
 	}
 	t0 = now_ns();
 	for (i = 0; i < PH_NR; i++) {
@@ -2928,6 +3526,7 @@ int main(int argc, char **argv)
 	if (o.dry_run)
 		return 0;
 	v1_cleanup();
+	v2_cleanup();
 	if (!sum.messages && !sum.violations) {
 		printf("# no phase could run\n");
 		return KSFT_SKIP;
