@@ -6,8 +6,10 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/statfs.h>
 
 #include <linux/genetlink.h>
+#include <linux/magic.h>
 
 #include "taskstat.h"
 
@@ -19,8 +21,6 @@ int report(enum ctx ctx, const char *what, int err)
 	fprintf(stderr, "taskstat: %s: %s\n", what, strerror(err));
 	if (err == ENOENT && ctx == CTX_FAMILY)
 		hint = "the kernel has no TASKSTATS family: enable CONFIG_TASKSTATS";
-	else if (err == ENOENT && ctx == CTX_CGROUP)
-		hint = "the cgroup is being removed";
 	else if (err == ESRCH && ctx == CTX_TASK)
 		hint = "no such task (in this pid namespace)";
 	else if ((err == ERANGE || err == E2BIG) && ctx == CTX_LISTEN)
@@ -30,13 +30,62 @@ int report(enum ctx ctx, const char *what, int err)
 	if (err == EPERM && ctx != CTX_CGROUP)
 		fprintf(stderr,
 			"taskstat: needs CAP_NET_ADMIN (or, for your own tasks, a kernel with unprivileged self-query)\n");
-	if (err == EINVAL && ctx == CTX_CGROUP)
-		fprintf(stderr,
-			"taskstat: not a directory of a cgroup v1 hierarchy (cgroup v2 has no CGROUPSTATS): mount one, e.g. 'mount -t cgroup -o none,name=NAME none DIR'\n");
 	if (err == EINVAL && ctx == CTX_LISTEN)
 		fprintf(stderr,
 			"taskstat: the cpulist must name possible CPUs (older kernels also want the initial namespaces)\n");
 	return 1;
+}
+
+/* 2 if @fd is open on a directory of cgroup v2, 1 of cgroup v1, else 0. */
+int cgroup_version(int fd)
+{
+	struct statfs sfs;
+
+	if (fstatfs(fd, &sfs))
+		return 0;
+	if (sfs.f_type == CGROUP2_SUPER_MAGIC)
+		return 2;
+	return sfs.f_type == CGROUP_SUPER_MAGIC;
+}
+
+/*
+ * report() for a request about the cgroup directory @path, open as @fd:
+ * CGROUPSTATS_CMD_GET (CTX_CGROUP) or a dump of that cgroup (CTX_DUMP).
+ * The kernel's EINVAL means "not a cgroup directory", except from a
+ * kernel whose CGROUPSTATS knows only cgroup v1 (upstream's) asked about
+ * a v2 one: the file system's magic tells which.
+ */
+int report_cgroup(enum ctx ctx, const char *what, const char *path, int fd, int err)
+{
+	int v = cgroup_version(fd);
+
+	switch (err) {
+	case EINVAL:
+		fprintf(stderr, "taskstat: %s: %s\n", what, strerror(err));
+		if (!v)
+			fprintf(stderr,
+				"taskstat: %s is not a cgroup directory (of a cgroup v2 or v1 hierarchy)\n",
+				path);
+		else if (v == 2 && ctx == CTX_CGROUP)
+			fprintf(stderr,
+				"taskstat: this kernel's CGROUPSTATS understands only cgroup v1 directories (the upstream behaviour), and %s is on cgroup v2; 'taskstat top --cgroup %s' lists its tasks\n",
+				path, path);
+		else
+			fprintf(stderr, "taskstat: the kernel refused %s as a cgroup v%d directory\n",
+				path, v);
+		return 1;
+	case EBADF:
+		fprintf(stderr, "taskstat: %s: %s\n", what, strerror(err));
+		fprintf(stderr,
+			"taskstat: the kernel could not use the file descriptor of %s: closed, or opened with O_PATH\n",
+			path);
+		return 1;
+	case ENOENT:
+		fprintf(stderr, "taskstat: %s: %s\n", what, strerror(err));
+		fprintf(stderr, "taskstat: the cgroup %s has been removed\n", path);
+		return 1;
+	}
+	return report(ctx, what, err);
 }
 
 struct nlmsghdr *nl_request(struct nl *nl, uint16_t type, uint8_t cmd, uint16_t flags)

@@ -4,6 +4,12 @@
 # Smoke test of taskstat against the running kernel: runs each subcommand
 # and checks its exit status and output. Prints TAP; exits 0 only if every
 # test passed. Run as root:  smoke.sh /path/to/taskstat
+#
+# RIG_KERNEL (set in the rig's guest) says which kernel runs: "series"
+# must answer CGROUPSTATS on cgroup v2 and dump one cgroup, "reference"
+# (upstream's implementation) must answer EINVAL on v2 and cannot dump,
+# so that taskstat falls back. Unset, either behaviour passes and the
+# test says which it saw.
 set -u
 
 ts=${1:?usage: smoke.sh /path/to/taskstat}
@@ -11,8 +17,31 @@ tmp=$(mktemp -d /tmp/tsmoke.XXXXXX) || exit 1
 n=0
 failed=0
 cgdir=
+cg=
+kids=()
+kernel=${RIG_KERNEL:-}
+
+# The tasks of the cgroup v2 tests, then their cgroups, deepest first.
+cg_cleanup() {
+	local d
+	if ((${#kids[@]})); then
+		kill -KILL "${kids[@]}" 2>/dev/null
+		wait "${kids[@]}" 2>/dev/null
+	fi
+	kids=()
+	[[ -n $cg ]] || return 0
+	for d in "$cg/gone" "$cg/sub" "$cg"; do
+		[[ -d $d ]] || continue
+		for _ in $(seq 50); do
+			rmdir "$d" 2>/dev/null && break
+			sleep 0.1
+		done
+	done
+	cg=
+}
 
 cleanup() {
+	cg_cleanup
 	[[ -n $cgdir ]] && { umount "$cgdir" 2>/dev/null; rmdir "$cgdir" 2>/dev/null; }
 	rm -rf "$tmp"
 }
@@ -137,6 +166,9 @@ listen_case() {
 	bash -c 'read -r _ <"$1"; for ((i = 0; i < $2; i++)); do /bin/true; done; :' \
 		_ "$tmp/go" "$count" &
 	wl=$!
+	# Emptied first: the last case's "listening" must not count.
+	: >"$tmp/out"
+	: >"$tmp/err"
 	timeout 30 "$ts" listen --ppid "$wl" --count "$count" "$@" >"$tmp/out" 2>"$tmp/err" &
 	pid=$!
 	for _ in $(seq 200); do
@@ -164,8 +196,8 @@ check "listen --table prints a table at the end" \
 
 # --- cgroup: a named v1 hierarchy without controllers
 run cgroup "$tmp"
-check "cgroup on a non-cgroup directory fails (1) explaining cgroup v1" \
-	eval '[[ $rc == 1 ]] && has "cgroup v1" err'
+check "cgroup on a non-cgroup directory fails (1) saying it is not a cgroup directory" \
+	eval '[[ $rc == 1 ]] && has "is not a cgroup directory" err'
 cgdir=$(mktemp -d /tmp/tsmoke-cg.XXXXXX)
 if mount -t cgroup -o none,name=tsmoke none "$cgdir" 2>"$tmp/err" &&
    mkdir "$cgdir/sub"; then
@@ -188,6 +220,175 @@ else
 fi
 rmdir "$cgdir" 2>/dev/null
 cgdir=
+
+# --- cgroup v2: CGROUPSTATS and top --cgroup on a fresh cgroup of the
+# cgroup2 mount (the guest's /sys/fs/cgroup) holding known tasks: two
+# readers of a pipe (sleeping), a stopped one and a spinner; and one more
+# reader in a child cgroup, for --subtree. (A sleep(1) would not do: a
+# task in nanosleep is freezable, a state CGROUPSTATS counts nowhere.)
+
+# The state letter of task $1 in /proc/PID/stat.
+task_state() {
+	local s
+	s=$(<"/proc/$1/stat") || return 1
+	s=${s##*) }
+	echo "${s%% *}"
+}
+# wait_state PID LETTER: until task PID is in that state, for at most 10 s.
+wait_state() {
+	for _ in $(seq 200); do
+		[[ $(task_state "$1" 2>/dev/null) == "$2" ]] && return 0
+		sleep 0.05
+	done
+	return 1
+}
+# spawn_in DIR COMMAND...: starts COMMAND, moves it to the cgroup DIR; its pid in $kid.
+spawn_in() {
+	local dir=$1
+	shift
+	"$@" &
+	kid=$!
+	kids+=("$kid")
+	echo "$kid" >"$dir/cgroup.procs"
+}
+# The ids of top's JSON objects, sorted, as a Python list.
+pylist() { printf '[%s]' "$(printf '%s\n' "$@" | sort -n | paste -sd,)"; }
+
+cg2=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/mounts)
+cg2_names=("cgroup on a v2 directory" "cgroup --json on a v2 directory"
+	"top --cgroup --json lists exactly the cgroup's tasks"
+	"top --cgroup -P --json lists the cgroup's thread groups"
+	"top --cgroup --subtree includes the child cgroup's task"
+	"top -b -n 2 --cgroup names the cgroup and the method"
+	"top --cgroup of a removed cgroup fails (1) saying so")
+if [[ -z $cg2 ]]; then
+	for t in "${cg2_names[@]}"; do skip "$t" "no cgroup2 file system mounted"; done
+elif ! cg=$(mktemp -d "$cg2/tsmoke.XXXXXX" 2>"$tmp/err") || ! mkdir "$cg/sub" 2>"$tmp/err"; then
+	why=$(head -1 "$tmp/err")
+	for t in "${cg2_names[@]}"; do skip "$t" "cannot make a cgroup in $cg2: $why"; done
+	cg_cleanup
+else
+	mkfifo "$tmp/hold"
+	# A writer that never writes, so that readers block. (A background
+	# command's stdin is /dev/null: the readers open the FIFO anew.)
+	exec 7<>"$tmp/hold"
+	spawn_in "$cg" cat /proc/self/fd/7
+	r1=$kid
+	spawn_in "$cg" cat /proc/self/fd/7
+	r2=$kid
+	spawn_in "$cg" cat /proc/self/fd/7
+	stopped=$kid
+	spawn_in "$cg" bash -c 'while :; do :; done'
+	spin=$kid
+	spawn_in "$cg/sub" cat /proc/self/fd/7
+	child=$kid
+	ready=yes
+	for p in "$r1:S" "$r2:S" "$child:S" "$stopped:S" "$spin:R" stop "$stopped:T"; do
+		if [[ $p == stop ]]; then
+			kill -STOP "$stopped"
+			continue
+		fi
+		wait_state "${p%:*}" "${p#*:}" || { ready="task ${p%:*} never reached state ${p#*:}"; break; }
+	done
+	in_cg=$(pylist "$r1" "$r2" "$stopped" "$spin")
+	in_tree=$(pylist "$r1" "$r2" "$stopped" "$spin" "$child")
+
+	# CGROUPSTATS: counts on the series; upstream's EINVAL on the reference.
+	run cgroup "$cg"
+	v2=$kernel
+	if [[ -z $v2 ]]; then
+		v2=series
+		[[ $rc == 1 ]] && has "understands only cgroup v1" err && v2=reference
+	fi
+	if [[ $ready != yes ]]; then
+		skip "cgroup on a v2 directory" "$ready"
+		skip "cgroup --json on a v2 directory" "$ready"
+	elif [[ $v2 == reference ]]; then
+		check "cgroup on a v2 directory fails (1): this kernel's CGROUPSTATS understands only cgroup v1 (upstream's, documented)" \
+			eval '[[ $rc == 1 ]] && has "understands only cgroup v1 directories" err &&
+				has "top --cgroup" err'
+		run cgroup --json "$cg"
+		check "cgroup --json on a v2 directory fails (1) the same way on this kernel" \
+			eval '[[ $rc == 1 ]] && has "understands only cgroup v1 directories" err'
+	else
+		check "cgroup on a v2 directory prints the counts of its tasks (2 sleeping, 1 running, 1 stopped)" \
+			eval '[[ $rc == 0 ]] && has "^cgroup .* (v2)$" && has "^sleeping  *2$" &&
+				has "^running  *1$" && has "^stopped  *1$" && has "^uninterruptible  *0$"'
+		run cgroup --json "$cg"
+		check "cgroup --json on a v2 directory has the numbers" \
+			json_ok "len(objs) == 1 and objs[0]['cgroup_version'] == 2 and
+				objs[0]['nr_sleeping'] == 2 and objs[0]['nr_running'] == 1 and
+				objs[0]['nr_stopped'] == 1 and objs[0]['nr_uninterruptible'] == 0 and
+				objs[0]['nr_io_wait'] == 0"
+	fi
+
+	# top --cgroup: from one dump of the cgroup, or the fallback where
+	# the kernel has no dump (the reference: EOPNOTSUPP).
+	run top --once --json -v --cgroup "$cg"
+	dump=$kernel
+	if [[ -z $dump ]]; then
+		dump=series
+		has "no TASKSTATS dump of one cgroup" err && dump=reference
+	fi
+	if [[ $dump == reference ]]; then
+		how="by one GET per task in cgroup.threads (the kernel has no dump)"
+		said="no TASKSTATS dump of one cgroup (Operation not supported): one GET per task listed in $cg/cgroup.threads"
+		frame_how="via GET per task in cgroup.procs"
+	else
+		how="from one dump of the cgroup"
+		said="collecting with the TASKSTATS dump of cgroup $cg"
+		frame_how="via dump of the cgroup"
+	fi
+	saw=no
+	has "$said" err && saw=yes
+	check "top --cgroup --json lists exactly the cgroup's tasks, $how" \
+		json_ok "$rc == 0 and '$saw' == 'yes' and sorted(o['id'] for o in objs) == $in_cg and
+			all(o['type'] == 'pid' and o['frame'] == 1 for o in objs)"
+	run top --once --json -P --cgroup "$cg"
+	check "top --cgroup -P --json lists the cgroup's thread groups" \
+		json_ok "$rc == 0 and sorted(o['id'] for o in objs) == $in_cg and
+			all(o['type'] == 'tgid' for o in objs)"
+	run top --once --json --subtree --cgroup "$cg"
+	check "top --cgroup --subtree includes the child cgroup's task" \
+		json_ok "$rc == 0 and sorted(o['id'] for o in objs) == $in_tree"
+	run top -b -n 2 -d 0.2 --subtree --cgroup "$cg" -P -s cpu
+	check "top -b -n 2 --cgroup names the cgroup and the method ($frame_how)" \
+		eval '[[ $rc == 0 ]] && [[ $(grep -c "^taskstat top - .*, 5 thread groups of cgroup $cg and its descendants, .*, $frame_how," "$tmp/out") == 2 ]] &&
+			has " $spin bash "'
+	kill -KILL "${kids[@]}" 2>/dev/null
+	wait "${kids[@]}" 2>/dev/null
+	kids=()
+	exec 7>&-
+
+	# A cgroup removed while top shows it: ENOENT from the dump, or from
+	# reading cgroup.threads.
+	mkdir "$cg/gone"
+	: >"$tmp/out"	# the last frame seen must be this one's
+	timeout 30 "$ts" top -b -n 4 -d 0.5 --cgroup "$cg/gone" >"$tmp/out" 2>"$tmp/err" &
+	top_pid=$!
+	for _ in $(seq 200); do
+		has "^taskstat top" && break
+		kill -0 $top_pid 2>/dev/null || break
+		sleep 0.05
+	done
+	rmdir "$cg/gone"
+	wait $top_pid
+	rc=$?
+	check "top --cgroup of a removed cgroup fails (1) saying so" \
+		eval '[[ $rc == 1 ]] && has "has been removed" err'
+	cg_cleanup
+fi
+
+# Errors that need no cgroup v2.
+run top --once --cgroup "$tmp"
+check "top --cgroup on a non-cgroup directory fails (1) saying so" \
+	eval '[[ $rc == 1 ]] && has "is not a cgroup directory" err'
+run top --once --cgroup "$tmp/none"
+check "top --cgroup of a missing directory fails (1)" \
+	eval '[[ $rc == 1 ]] && has "No such file or directory" err'
+run top --once --subtree
+check "top --subtree without --cgroup is a usage error (2)" \
+	eval '[[ $rc == 2 ]] && has "needs --cgroup" err'
 
 echo "1..$n"
 echo "smoke: $((n - failed)) passed, $failed failed"

@@ -4,6 +4,7 @@
  *
  *   taskstat get -p PID | -t TGID
  *   taskstat top [-d SECONDS] [-n ITERATIONS] [-s KEY] [-P] [-b] [--once]
+ *                [--cgroup PATH [--subtree]]
  *   taskstat listen [-c CPULIST] [--ppid PID] [--count N] [--table]
  *   taskstat cgroup PATH
  *
@@ -17,11 +18,11 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <sys/statfs.h>
 #include <unistd.h>
 
 #include <linux/cgroupstats.h>
@@ -30,7 +31,6 @@
 #include "taskstat.h"
 
 #define MAX_RECORDS 64
-#define CGROUP2_MAGIC 0x63677270
 
 bool opt_json, opt_verbose;
 
@@ -38,14 +38,16 @@ static const char usage_all[] =
 	"usage: taskstat [--json] [--verbose] COMMAND [OPTIONS]\n"
 	"       taskstat get -p PID | -t TGID\n"
 	"       taskstat top [-d SECONDS] [-n ITERATIONS] [-s KEY] [-P] [-b] [--once]\n"
+	"                    [--cgroup PATH [--subtree]]\n"
 	"       taskstat listen [-c CPULIST] [--ppid PID] [--count N] [--table]\n"
 	"       taskstat cgroup PATH\n"
 	"\n"
 	"Commands:\n"
 	"  get       print the record of one task (-p) or thread group (-t)\n"
-	"  top       a refreshing view of every task, sorted, with deltas per interval\n"
+	"  top       a refreshing view of every task (or one cgroup's), sorted, with\n"
+	"            deltas per interval\n"
 	"  listen    print the records of tasks as they exit\n"
-	"  cgroup    print the task counts of a cgroup v1 directory\n"
+	"  cgroup    print the task counts of a cgroup directory (v2 or v1)\n"
 	"\n"
 	"Options of every command:\n"
 	"  --json        one JSON object per record, values in the kernel's units\n"
@@ -79,9 +81,13 @@ static const char usage_cgroup[] =
 	"usage: taskstat cgroup [--json] [-v] PATH\n"
 	"\n"
 	"Prints how many tasks of the cgroup at PATH are sleeping, running,\n"
-	"stopped, in uninterruptible sleep and waiting for I/O. PATH must be a\n"
-	"directory of a cgroup v1 hierarchy; cgroup v2 is not supported by the\n"
-	"kernel's CGROUPSTATS_CMD_GET. Needs no privilege.\n";
+	"stopped, in uninterruptible sleep and waiting for I/O: the tasks in\n"
+	"that cgroup itself, not in its descendants. PATH is a directory of a\n"
+	"cgroup v2 hierarchy (such as /sys/fs/cgroup/system.slice/ssh.service)\n"
+	"or of a v1 one. A kernel whose CGROUPSTATS_CMD_GET is upstream's\n"
+	"understands only cgroup v1 and answers EINVAL for a v2 directory;\n"
+	"'taskstat top --cgroup PATH' lists a cgroup's tasks on any kernel.\n"
+	"Needs no privilege.\n";
 
 int common_opt(int c, const char *help)
 {
@@ -421,10 +427,10 @@ static int cmd_cgroup(int argc, char **argv)
 	static struct nl nl;
 	struct cg_answer ans = { 0 };
 	struct nlmsghdr *h;
-	struct statfs sfs;
 	const char *path;
+	char what[PATH_MAX + 32];
 	__u64 v[5];
-	int c, fd, err;
+	int c, fd, err, version;
 
 	while ((c = getopt_long(argc, argv, COMMON_SHORTOPTS, opts, NULL)) != -1)
 		common_opt(c, usage_cgroup);
@@ -434,14 +440,18 @@ static int cmd_cgroup(int argc, char **argv)
 	fd = open(path, O_RDONLY | O_DIRECTORY);
 	if (fd < 0)
 		return report(CTX_SOCKET, path, errno);
+	version = cgroup_version(fd);
+	if (opt_verbose)
+		fprintf(stderr, "taskstat: %s is %s\n", path,
+			version == 2 ? "on cgroup v2" : version ? "on cgroup v1" :
+			"on no cgroup file system");
 	nl_open(&nl);
 	h = nl_request(&nl, nl.family, CGROUPSTATS_CMD_GET, NLM_F_ACK);
 	mnl_attr_put_u32(h, CGROUPSTATS_CMD_ATTR_FD, fd);
 	err = nl_talk(&nl, h, cgroup_cb, &ans);
 	if (err) {
-		if (-err == EINVAL && !fstatfs(fd, &sfs) && sfs.f_type == CGROUP2_MAGIC)
-			fprintf(stderr, "taskstat: %s is on cgroup v2\n", path);
-		return report(CTX_CGROUP, path, -err);
+		snprintf(what, sizeof(what), "CGROUPSTATS_CMD_GET of %s", path);
+		return report_cgroup(CTX_CGROUP, what, path, fd, -err);
 	}
 	close(fd);
 	nl_close(&nl);
@@ -457,12 +467,13 @@ static int cmd_cgroup(int argc, char **argv)
 	if (opt_json) {
 		printf("{\"cgroup\":");
 		json_string(stdout, path, strlen(path));
+		printf(",\"cgroup_version\":%d", version);
 		for (int i = 0; i < 5; i++)
 			printf(",\"nr_%s\":%llu", names[i], (unsigned long long)v[i]);
 		printf("}\n");
 		return 0;
 	}
-	printf("cgroup %s\n", path);
+	printf("cgroup %s (v%d)\n", path, version);
 	for (int i = 0; i < 5; i++)
 		printf("%-16s %llu\n", names[i], (unsigned long long)v[i]);
 	return 0;

@@ -18,6 +18,13 @@
 #ifndef TASKSTATS_CMD_ATTR_DUMP_TGID
 #define TASKSTATS_CMD_ATTR_DUMP_TGID 5
 #endif
+/* A dump of one cgroup: u32, a cgroup directory fd; flag, and its descendants. */
+#ifndef TASKSTATS_CMD_ATTR_DUMP_CGROUP_FD
+#define TASKSTATS_CMD_ATTR_DUMP_CGROUP_FD 6
+#endif
+#ifndef TASKSTATS_CMD_ATTR_DUMP_SUBTREE
+#define TASKSTATS_CMD_ATTR_DUMP_SUBTREE 7
+#endif
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -85,8 +92,8 @@ enum ctx {
 	CTX_FAMILY,
 	CTX_TASK,
 	CTX_LISTEN,
-	CTX_DUMP,
-	CTX_CGROUP,
+	CTX_DUMP,	/* a TASKSTATS dump, of every task or of one cgroup */
+	CTX_CGROUP,	/* CGROUPSTATS_CMD_GET */
 };
 
 struct nl {
@@ -102,6 +109,8 @@ void nl_close(struct nl *nl);
 struct nlmsghdr *nl_request(struct nl *nl, uint16_t type, uint8_t cmd, uint16_t flags);
 int nl_talk(struct nl *nl, struct nlmsghdr *h, mnl_cb_t cb, void *data);
 int nl_get(struct nl *nl, int attr, uint32_t id, mnl_cb_t cb, void *data);
+int cgroup_version(int fd);
+int report_cgroup(enum ctx ctx, const char *what, const char *path, int fd, int err);
 
 /* top.c */
 int cmd_top(int argc, char **argv);

@@ -4,12 +4,17 @@
  * change of each counter over the last interval.
  *
  * Records come from a TASKSTATS_CMD_GET dump (NLM_F_DUMP) where the kernel
- * has one, else from one GET per task found in /proc.
+ * has one, else from one GET per task found in /proc. With --cgroup, from
+ * a dump of that cgroup (TASKSTATS_CMD_ATTR_DUMP_CGROUP_FD), else from one
+ * GET per task its directory lists (cgroup.threads, or cgroup.procs with
+ * -P; on cgroup v1 tasks and cgroup.procs).
  */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,11 +28,11 @@
 
 static const char usage_top[] =
 	"usage: taskstat top [-d SECONDS] [-n ITERATIONS] [-s KEY] [-P] [-b] [-l N]\n"
-	"                    [--once] [--json] [-v]\n"
+	"                    [--once] [--cgroup PATH [--subtree]] [--json] [-v]\n"
 	"\n"
-	"Shows every task, refreshed every -d SECONDS (default 2). The first\n"
-	"frame shows totals since each task started, later frames the change\n"
-	"over the interval.\n"
+	"Shows every task, or those of one cgroup, refreshed every -d SECONDS\n"
+	"(default 2). The first frame shows totals since each task started, later\n"
+	"frames the change over the interval.\n"
 	"  -d, --delay SECONDS     interval between frames\n"
 	"  -n, --iterations N      stop after N frames (default: until SIGINT)\n"
 	"  -s, --sort KEY          sort by KEY, largest first (default: cpu-delay):\n"
@@ -39,6 +44,11 @@ static const char usage_top[] =
 	"  -l, --limit N           at most N tasks per frame (default: all in batch\n"
 	"                          mode, the screen height otherwise)\n"
 	"      --once              one frame in batch mode: same as -b -n 1\n"
+	"      --cgroup PATH       only the tasks in the cgroup whose directory is\n"
+	"                          PATH (v2 or v1), from one dump of that cgroup;\n"
+	"                          on a kernel without it, one GET per task listed\n"
+	"                          in PATH/cgroup.threads (-P: cgroup.procs)\n"
+	"      --subtree           with --cgroup: and those of its descendants\n"
 	"      --json              one JSON object per task and frame (JSON Lines)\n"
 	"  -v, --verbose           say how the records were collected\n";
 
@@ -113,6 +123,13 @@ static void snap_add(struct snap *s, const struct record *r)
 struct collect {
 	struct snap *snap;
 	int aggr;
+	int cgfd;		/* --cgroup: its directory, else -1 */
+	int cgver;		/* and the cgroup version of its file system, or 0 */
+	const char *cgpath;
+	bool subtree;
+	const char *list;	/* the file of PATH listing the tasks, for GETs */
+	enum ctx ctx;		/* what failed, for report() */
+	char what[PATH_MAX + 64];
 };
 
 static void collect_record(const struct record *r, void *data)
@@ -136,6 +153,16 @@ static int collect_dump(struct nl *nl, struct collect *col)
 
 	if (col->aggr == TASKSTATS_TYPE_AGGR_TGID)
 		mnl_attr_put(h, TASKSTATS_CMD_ATTR_DUMP_TGID, 0, NULL);
+	if (col->cgfd >= 0) {
+		mnl_attr_put_u32(h, TASKSTATS_CMD_ATTR_DUMP_CGROUP_FD, col->cgfd);
+		if (col->subtree)
+			mnl_attr_put(h, TASKSTATS_CMD_ATTR_DUMP_SUBTREE, 0, NULL);
+		snprintf(col->what, sizeof(col->what), "TASKSTATS dump of cgroup %s",
+			 col->cgpath);
+	} else {
+		snprintf(col->what, sizeof(col->what), "TASKSTATS dump");
+	}
+	col->ctx = CTX_DUMP;
 	return nl_talk(nl, h, dump_cb, col);
 }
 
@@ -144,7 +171,13 @@ static int get_one(struct nl *nl, struct collect *col, int attr, unsigned int id
 {
 	int err = nl_get(nl, attr, id, dump_cb, col);
 
-	return err == -ESRCH ? 0 : err;
+	if (err && err != -ESRCH) {
+		col->ctx = CTX_TASK;
+		snprintf(col->what, sizeof(col->what), "GET %s %u",
+			 attr == TASKSTATS_CMD_ATTR_PID ? "pid" : "tgid", id);
+		return err;
+	}
+	return 0;
 }
 
 static bool numeric(const char *s, unsigned int *id)
@@ -166,6 +199,8 @@ static int collect_get(struct nl *nl, struct collect *col)
 	unsigned int pid, tid;
 	int err = 0;
 
+	col->ctx = CTX_TASK;
+	snprintf(col->what, sizeof(col->what), "reading /proc");
 	if (!proc)
 		return -errno;
 	while (!err && (p = readdir(proc))) {
@@ -185,6 +220,152 @@ static int collect_get(struct nl *nl, struct collect *col)
 		closedir(task);
 	}
 	closedir(proc);
+	return err;
+}
+
+struct ids {
+	unsigned int *v;
+	size_t n, cap;
+};
+
+static void ids_add(struct ids *ids, unsigned int id)
+{
+	if (ids->n == ids->cap) {
+		ids->cap = ids->cap ? 2 * ids->cap : 64;
+		ids->v = realloc(ids->v, ids->cap * sizeof(*ids->v));
+		if (!ids->v) {
+			perror("taskstat");
+			exit(1);
+		}
+	}
+	ids->v[ids->n++] = id;
+}
+
+/* The thread group of task @tid, from /proc; 0 if it is gone. */
+static unsigned int tgid_of(unsigned int tid)
+{
+	unsigned int tgid = 0;
+	char path[64], line[128];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%u/status", tid);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "Tgid: %u", &tgid) == 1)
+			break;
+	fclose(f);
+	return tgid;
+}
+
+/*
+ * The ids in the file @name of the cgroup directory @dirfd; with @tgids,
+ * those of the thread groups of the ids read.
+ */
+static int read_ids(int dirfd, const char *name, bool tgids, struct ids *ids)
+{
+	int fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC), err = 0;
+	unsigned int id;
+	FILE *f;
+
+	if (fd < 0)
+		return -errno;
+	f = fdopen(fd, "r");
+	if (!f) {
+		err = -errno;
+		close(fd);
+		return err;
+	}
+	errno = 0;
+	while (fscanf(f, "%u", &id) == 1) {
+		if (tgids)
+			id = tgid_of(id);
+		if (id)
+			ids_add(ids, id);
+	}
+	if (ferror(f))
+		err = errno ? -errno : -EIO;
+	fclose(f);
+	return err;
+}
+
+/*
+ * The ids listed in @col->list of the cgroup directory @dirfd and, with
+ * --subtree, of every cgroup below it. A child removed meanwhile is
+ * skipped; the cgroup named itself removed is ENOENT. A threaded cgroup
+ * of cgroup v2 refuses to list processes (EOPNOTSUPP): its threads'
+ * groups are taken instead.
+ */
+static int cgroup_ids(struct collect *col, int dirfd, bool top, struct ids *ids)
+{
+	int err = read_ids(dirfd, col->list, false, ids), fd;
+	struct dirent *d;
+	DIR *dir;
+
+	if (err == -EOPNOTSUPP && col->cgver == 2 && col->aggr == TASKSTATS_TYPE_AGGR_TGID)
+		err = read_ids(dirfd, "cgroup.threads", true, ids);
+	if (err == -ENOENT && !top)
+		return 0;
+	if (err || !col->subtree)
+		return err;
+	fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	dir = fd < 0 ? NULL : fdopendir(fd);
+	if (!dir) {
+		err = -errno;
+		if (fd >= 0)
+			close(fd);
+		return top || err != -ENOENT ? err : 0;
+	}
+	while (!err && (d = readdir(dir))) {
+		int child;
+
+		if (d->d_type != DT_DIR || !strcmp(d->d_name, ".") || !strcmp(d->d_name, ".."))
+			continue;
+		child = openat(dirfd, d->d_name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (child < 0) {
+			if (errno != ENOENT)
+				err = -errno;
+			continue;
+		}
+		err = cgroup_ids(col, child, false, ids);
+		close(child);
+	}
+	closedir(dir);
+	return err;
+}
+
+static int cmp_uint(const void *a, const void *b)
+{
+	unsigned int x = *(const unsigned int *)a, y = *(const unsigned int *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * The fallback of --cgroup: one GET per task (or thread group, -P) the
+ * cgroup's directory lists, each once (cgroup.procs may repeat an id).
+ */
+static int collect_cgroup_get(struct nl *nl, struct collect *col)
+{
+	int attr = col->aggr == TASKSTATS_TYPE_AGGR_TGID ? TASKSTATS_CMD_ATTR_TGID :
+							     TASKSTATS_CMD_ATTR_PID;
+	struct ids ids = { 0 };
+	int err;
+
+	col->ctx = CTX_DUMP;
+	if (!col->cgver) {	/* not a cgroup directory: as the kernel says */
+		snprintf(col->what, sizeof(col->what), "%s", col->cgpath);
+		return -EINVAL;
+	}
+	snprintf(col->what, sizeof(col->what), "reading %s/%s", col->cgpath, col->list);
+	err = cgroup_ids(col, col->cgfd, true, &ids);
+	if (!err && ids.n)
+		qsort(ids.v, ids.n, sizeof(*ids.v), cmp_uint);
+	for (size_t i = 0; !err && i < ids.n; i++)
+		if (!i || ids.v[i] != ids.v[i - 1])
+			err = get_one(nl, col, attr, ids.v[i]);
+	free(ids.v);
 	return err;
 }
 
@@ -265,6 +446,7 @@ struct frame {
 	double interval;	/* 0 in the first frame: totals */
 	bool tgid, batch, dump;
 	size_t limit;
+	const struct collect *col;
 };
 
 static void print_json(const struct frame *fr, const struct row *rows, size_t n)
@@ -291,13 +473,22 @@ static void print_text(const struct frame *fr, const struct row *rows, size_t n)
 	struct tm tm;
 	int da = delayacct_sysctl();
 	size_t limit = fr->limit;
+	const struct collect *col = fr->col;
 
 	strftime(now, sizeof(now), "%T", localtime_r(&t, &tm));
 	if (!fr->batch)
 		printf("\033[H\033[2J");
-	printf("taskstat top - %s, %zu %s, record version %u, via %s, delay accounting %s\n",
-	       now, n, fr->tgid ? "thread groups" : "tasks", n ? rows[0].r->ts.version : 0,
-	       fr->dump ? "dump" : "GET per task", da < 0 ? "unknown" : da == '1' ? "on" : "off");
+	printf("taskstat top - %s, %zu %s", now, n, fr->tgid ? "thread groups" : "tasks");
+	if (col->cgfd >= 0)
+		printf(" of cgroup %s%s", col->cgpath, col->subtree ? " and its descendants" : "");
+	printf(", record version %u, via ", n ? rows[0].r->ts.version : 0);
+	if (fr->dump)
+		printf("%s", col->cgfd >= 0 ? "dump of the cgroup" : "dump");
+	else if (col->cgfd >= 0)
+		printf("GET per task in %s", col->list);
+	else
+		printf("GET per task");
+	printf(", delay accounting %s\n", da < 0 ? "unknown" : da == '1' ? "on" : "off");
 	if (fr->no == 1)
 		printf("totals since each task started, sorted by %s\n\n", keys[sort_key].name);
 	else
@@ -338,19 +529,32 @@ static double now_s(void)
 /* Collects one snapshot; the first time, chooses between dump and GETs. */
 static int collect(struct nl *nl, struct collect *col, struct frame *fr, bool *decided)
 {
+	bool cg = col->cgfd >= 0;
 	int err;
 
 	col->snap->n = 0;
 	if (!*decided || fr->dump) {
 		err = collect_dump(nl, col);
-		if (*decided || (err != -EOPNOTSUPP && err != -EINVAL)) {
+		/*
+		 * A kernel without the dump answers EOPNOTSUPP (or EINVAL);
+		 * one with it EINVAL for a directory that is not a cgroup's,
+		 * which the file system tells apart.
+		 */
+		if (*decided || (err != -EOPNOTSUPP && (err != -EINVAL || (cg && !col->cgver)))) {
 			fr->dump = true;
 			*decided = true;
-			if (opt_verbose && fr->no == 1)
-				fprintf(stderr, "taskstat: collecting with the TASKSTATS dump\n");
+			if (opt_verbose && fr->no == 1 && !err)
+				fprintf(stderr, "taskstat: collecting with the TASKSTATS dump%s%s%s\n",
+					cg ? " of cgroup " : "", cg ? col->cgpath : "",
+					cg && col->subtree ? " and its descendants" : "");
 			return err;
 		}
-		if (opt_verbose)
+		if (opt_verbose && cg)
+			fprintf(stderr,
+				"taskstat: the kernel has no TASKSTATS dump of one cgroup (%s): one GET per task listed in %s/%s%s\n",
+				strerror(-err), col->cgpath, col->list,
+				col->subtree ? " and in that of each descendant" : "");
+		else if (opt_verbose)
 			fprintf(stderr,
 				"taskstat: the kernel has no TASKSTATS dump (%s): one GET per task from /proc\n",
 				strerror(-err));
@@ -358,7 +562,7 @@ static int collect(struct nl *nl, struct collect *col, struct frame *fr, bool *d
 		fr->dump = false;
 		col->snap->n = 0;
 	}
-	return collect_get(nl, col);
+	return cg ? collect_cgroup_get(nl, col) : collect_get(nl, col);
 }
 
 int cmd_top(int argc, char **argv)
@@ -371,6 +575,8 @@ int cmd_top(int argc, char **argv)
 		{ "batch", no_argument, NULL, 'b' },
 		{ "limit", required_argument, NULL, 'l' },
 		{ "once", no_argument, NULL, 'O' },
+		{ "cgroup", required_argument, NULL, 'C' },
+		{ "subtree", no_argument, NULL, 'S' },
 		{ "json", no_argument, NULL, 'J' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
@@ -379,7 +585,7 @@ int cmd_top(int argc, char **argv)
 	static struct nl nl;
 	struct snap snaps[2] = { 0 };
 	struct frame fr = { 0 };
-	struct collect col;
+	struct collect col = { .cgfd = -1 };
 	unsigned long long iters = 0;
 	double delay = 2, last = 0, t;
 	bool decided = false, limit_set = false;
@@ -424,12 +630,33 @@ int cmd_top(int argc, char **argv)
 			fr.batch = true;
 			iters = 1;
 			break;
+		case 'C':
+			col.cgpath = optarg;
+			break;
+		case 'S':
+			col.subtree = true;
+			break;
 		default:
 			common_opt(c, usage_top);
 		}
 	}
 	if (optind < argc)
 		return usage_error(usage_top);
+	if (col.subtree && !col.cgpath) {
+		fprintf(stderr, "taskstat: --subtree needs --cgroup\n");
+		return usage_error(usage_top);
+	}
+	if (col.cgpath) {
+		col.cgfd = open(col.cgpath, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (col.cgfd < 0)
+			return report(CTX_SOCKET, col.cgpath, errno);
+		col.cgver = cgroup_version(col.cgfd);
+		if (col.cgver == 1)
+			col.list = fr.tgid ? "cgroup.procs" : "tasks";
+		else
+			col.list = fr.tgid ? "cgroup.procs" : "cgroup.threads";
+	}
+	fr.col = &col;
 	if (opt_json)
 		fr.batch = true;
 	if (!fr.batch && !limit_set && !ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) && ws.ws_row > 5)
@@ -450,9 +677,10 @@ int cmd_top(int argc, char **argv)
 		}
 		col.snap = snap;
 		err = collect(&nl, &col, &fr, &decided);
+		if (err && col.cgfd >= 0 && col.ctx == CTX_DUMP)
+			return report_cgroup(CTX_DUMP, col.what, col.cgpath, col.cgfd, -err);
 		if (err)
-			return report(fr.dump ? CTX_DUMP : CTX_TASK,
-				      fr.dump ? "TASKSTATS dump" : "GET", -err);
+			return report(col.ctx, col.what, -err);
 		t = now_s();
 		fr.interval = prev ? t - last : 0;
 		last = t;
@@ -481,5 +709,7 @@ int cmd_top(int argc, char **argv)
 	free(snaps[0].recs);
 	free(snaps[1].recs);
 	nl_close(&nl);
+	if (col.cgfd >= 0)
+		close(col.cgfd);
 	return 0;
 }
