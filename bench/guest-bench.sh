@@ -50,7 +50,8 @@ log "taskstats bench: kernel $(uname -r) ($(uname -v)), mode $mode, $(nproc) CPU
 log "$(grep MemTotal /proc/meminfo)"
 if [[ ! -x $bench ]]; then
 	log "no benchmark binary at $bench"
-	for name in pingpong directio get_pid get_tgid_64 collect exit_l0 exit_l1 exit_l4 exit_ns1000; do
+	for name in pingpong directio get_pid get_tgid_64 collect collect_cgroup exit_l0 exit_l1 \
+		exit_l4 exit_ns1000; do
 		echo "RESULT $name error -" >>"$out"
 	done
 	exit 1
@@ -94,12 +95,16 @@ else
 	echo "RESULT get_tgid_64_delayacct_on unsupported -" >>"$out"
 fi
 
-# Collecting every task: GET per /proc entry against the dump.
+# Collecting every task: GET per /proc entry against the dump. Then one
+# cgroup's tasks among many: the dump of a fresh cgroup v2 directory under
+# /sys/fs/cgroup holding some of them against the whole-system dump.
 if [[ $mode == quick ]]; then
 	step collect_100 "$bench" "${q[@]}" collect -N 100
+	step collect_cgroup_10_of_100 "$bench" "${q[@]}" cgroup -N 100 -g 10
 else
 	step collect_1000 "$bench" collect -N 1000
 	step collect_10000 "$bench" collect -N 10000
+	step collect_cgroup_100_of_10000 "$bench" cgroup -N 10000 -g 100
 fi
 
 # fork+exit+wait with 0, 1 and 4 exit listeners on all CPUs.

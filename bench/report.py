@@ -45,7 +45,8 @@ Output:
                spread ((max - min) / median of each kernel) and a verdict
                that only calls a difference with at least 3 boots of each
                kernel whose min..max ranges do not overlap. Then the dump
-               against per-task GETs, within each kernel that has the dump;
+               against per-task GETs, within each kernel that has the dump
+               (and one cgroup's dump against the whole-system dump);
                the memory table (RUN_DIR/memory.txt, from `make memory`);
                and --notes (default bench/analysis.md) when it exists.
                The QEMU command lines come from RUN_DIR/<kernel>-<clock>.qemu
@@ -90,14 +91,20 @@ SHORT = {HIGHER: "↑", LOWER: "↓", NEUTRAL: ""}
 
 def workload_key(name):
     """Orders workloads as guest-bench.sh runs them, numbers numerically;
-    collect rows by task count, then method, then time/syscalls/records."""
+    collect rows by task count, then method, then time/syscalls/records;
+    a cgroup among N tasks after the methods of N, its dump before the
+    whole-system dump it is compared with."""
     order = ("pingpong", "directio", "get_pid", "get_tgid", "collect", "exit")
     rank = next((i for i, p in enumerate(order) if name.startswith(p)), len(order))
+    whats = (None, "time", "syscalls", "records")
+    m = re.match(r"collect_cgroup_(\d+)_of_(\d+)(_whole)?(?:_(time|syscalls|records))?$", name)
+    if m:
+        return (rank, [int(m.group(2)), 5, int(m.group(1)), 1 if m.group(3) else 0,
+                       whats.index(m.group(4))])
     m = re.match(r"collect_(?:(pid|dump|tgid|dumptgid)_)?(\d+)(?:_(time|syscalls|records))?$",
                  name)
     if m:
         methods = (None, "pid", "dump", "tgid", "dumptgid")
-        whats = (None, "time", "syscalls", "records")
         return (rank, [int(m.group(2)), methods.index(m.group(1)), whats.index(m.group(3))])
     parts = re.split(r"(\d+)", name)
     return (rank, [int(p) if p.isdigit() else p for p in parts])
@@ -260,6 +267,15 @@ def goals(data, clocks=CLOCKS):
             rows.append(["collecting 10 000 tasks: dump ≥ 5× faster than one GET per pid "
                          "(series)", clock, f"{r:.1f}× faster",
                          "met" if r >= 5 else "**not met**"])
+        # one cgroup's dump costs <= 1/20 of the whole-system dump, in the series
+        cg, whole = (cell(f"collect_cgroup_100_of_10000{w}_time", clock, "series")
+                     for w in ("", "_whole"))
+        r = ratio(cg, whole)
+        if r is not None:
+            rows.append(["collecting one cgroup of 100 tasks among 10 000: its dump costs "
+                         "≤ 1/20 of the whole-system dump (series)", clock,
+                         f"cgroup/whole {r:.3f}" + (f" (1/{1 / r:.0f})" if r > 0 else ""),
+                         "met" if r <= 1 / 20 else "**not met**"])
         # container listeners cost host exits <= 2 %, in the series
         ns, l0 = cell("exit_ns1000", clock, "series"), cell("exit_l0", clock, "series")
         r = ratio(ns, l0)
@@ -378,11 +394,37 @@ def guest_releases(run_dir):
     return rel
 
 
+def cgroup_rows(name, clock, data):
+    """One cgroup's dump against the whole-system dump at the same moment,
+    per kernel that has both: [comparison, clock, kernel, ratios, records]."""
+    m = re.match(r"collect_cgroup_(\d+)_of_(\d+)_time$", name)
+    rows = []
+    for k in KERNELS:
+        cells = {(w, what): data.get((f"collect_cgroup_{m.group(1)}_of_{m.group(2)}{w}_{what}",
+                                      clock), {}).get(k)
+                 for w in ("", "_whole") for what in ("time", "syscalls", "records")}
+        t = ratio(cells[("", "time")], cells[("_whole", "time")])
+        if t is None:
+            continue
+        sc = ratio(cells[("", "syscalls")], cells[("_whole", "syscalls")])
+        rec_c, rec_w = summary(cells[("", "records")]), summary(cells[("_whole", "records")])
+        rows.append([f"cgroup of {m.group(1)} vs whole-system dump, N={m.group(2)}", clock, k,
+                     f"{t:.3f}", "–" if sc is None else f"{sc:.4f}",
+                     f"{fmt_num(rec_c and rec_c['median'])} / "
+                     f"{fmt_num(rec_w and rec_w['median'])}"])
+    return rows
+
+
 def dump_rows(data):
-    """Dump against per-task GETs within each kernel and clock that has both."""
+    """Dump against per-task GETs within each kernel and clock that has both;
+    a cgroup's dump against the whole-system dump."""
     rows = []
     names = {n for n, _ in data}
     for name in sorted(names, key=workload_key):
+        if re.match(r"collect_cgroup_\d+_of_\d+_time$", name):
+            for clock in CLOCKS:
+                rows += cgroup_rows(name, clock, data)
+            continue
         m = re.match(r"collect_(dump|dumptgid)_(\d+)_time$", name)
         if not m:
             continue
@@ -501,13 +543,17 @@ def build(data, meta, run_dir, files, notes=None):
     lines += md_table(header, rows)
     drows = dump_rows(data)
     if drows:
+        cgroup = any(r[0].startswith("cgroup of") for r in drows)
         lines += ["", "## Dump against one GET per /proc entry", "",
                   "Within one kernel: time and syscalls of the dump divided by those of "
                   "the per-pid (or per-tgid) GETs over /proc; records are what each "
-                  "method collected (the dump sees every task, the GETs every process).",
-                  ""]
+                  "method collected (the dump sees every task, the GETs every process)." +
+                  (" The cgroup rows divide the dump of one cgroup by the whole-system "
+                   "dump taken alternately with it, with the same tasks running."
+                   if cgroup else ""), ""]
         lines += md_table(["comparison", "clock", "kernel", "time ratio", "syscall ratio",
-                           "records dump / GET"], drows)
+                           "records dump / GET" + (" (cgroup / whole)" if cgroup else "")],
+                          drows)
     lines += memory_text(run_dir)
     if notes:
         lines += ["", notes.rstrip("\n")]

@@ -19,6 +19,11 @@
  *   collect -N TASKS [-r REPS]     every task's record with one GET per
  *                                  /proc entry and with a dump, by pid and
  *                                  by tgid: time, syscalls, records
+ *   cgroup -N TASKS [-g MEMBERS] [-r REPS]
+ *                                  MEMBERS of TASKS sleeping processes in a
+ *                                  fresh cgroup v2 directory: the dump of
+ *                                  that cgroup against the whole-system
+ *                                  dump, taken alternately
  *   exit [-l LISTENERS] [-c CONTAINERS] [-n COUNT]
  *                                  fork+exit+wait per second with that many
  *                                  exit listeners on all possible CPUs; with
@@ -36,6 +41,7 @@
 #include <getopt.h>
 #include <linux/fs.h>
 #include <linux/genetlink.h>
+#include <linux/magic.h>
 #include <linux/netlink.h>
 #include <linux/taskstats.h>
 #include <pthread.h>
@@ -51,6 +57,7 @@
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -60,6 +67,16 @@
 #ifndef TASKSTATS_CMD_ATTR_DUMP_TGID
 #define TASKSTATS_CMD_ATTR_DUMP_TGID	5
 #endif
+/* And its dump of one cgroup: a u32 fd of the cgroup's directory. */
+#ifndef TASKSTATS_CMD_ATTR_DUMP_CGROUP_FD
+#define TASKSTATS_CMD_ATTR_DUMP_CGROUP_FD	6
+#endif
+
+/* Where the guest mounts the cgroup v2 hierarchy; cgroup makes a directory there. */
+#ifndef CGROUP2_ROOT
+#define CGROUP2_ROOT	"/sys/fs/cgroup"
+#endif
+#define BENCH_CGROUP	CGROUP2_ROOT "/taskstats_bench"
 
 #define RXBUF_SIZE	(64 * 1024)
 #define SPAN_MAX	(256ULL << 20)
@@ -73,6 +90,7 @@ struct opts {
 	long listeners;		/* -l */
 	long containers;	/* -c */
 	long reps;		/* -r */
+	long members;		/* -g */
 	const char *file;	/* -f */
 	int quick;		/* -q */
 };
@@ -791,8 +809,12 @@ static int collect_by_get(struct nl *nl, __u16 attr, struct method *m)
 	return n < 0 ? fail("getdents64 /proc") : 0;
 }
 
-/* (b) One dump request; m->err says why it failed. */
-static int collect_by_dump(struct nl *nl, int tgid, struct method *m)
+/*
+ * (b) One dump request with at most one attribute (@attr 0: none, as
+ * nl_send() takes them); m->err says why it failed.
+ */
+static int collect_by_dump(struct nl *nl, __u16 attr, const void *data, size_t len,
+			   struct method *m)
 {
 	static char buf[RXBUF_SIZE];
 	unsigned long long t0 = method_start(m);
@@ -801,8 +823,7 @@ static int collect_by_dump(struct nl *nl, int tgid, struct method *m)
 	int intr = 0, done = 0;
 	ssize_t n;
 
-	if (nl_send(nl, nl->family, flags, TASKSTATS_CMD_GET,
-		    tgid ? TASKSTATS_CMD_ATTR_DUMP_TGID : 0, NULL, 0))
+	if (nl_send(nl, nl->family, flags, TASKSTATS_CMD_GET, attr, data, len))
 		return fail("sending the dump request");
 	while (!done) {
 		n = nl_recv(nl, buf, sizeof(buf));
@@ -872,7 +893,7 @@ static int run_collect(long tasks, long reps)
 		memset(&sum, 0, sizeof(sum));
 		for (rep = 0; rep < reps; rep++) {
 			if (methods[i].dump)
-				r = collect_by_dump(&nl, methods[i].attr != 0, &m);
+				r = collect_by_dump(&nl, methods[i].attr, NULL, 0, &m);
 			else
 				r = collect_by_get(&nl, methods[i].attr, &m);
 			if (r || m.err)
@@ -901,52 +922,288 @@ static int run_collect(long tasks, long reps)
 	return ret;
 }
 
-static int cmd_collect(const struct opts *o)
+/* @n sleeping processes and the limits raised for them. */
+struct sleepers {
+	struct sysctl_save threads;
+	struct sysctl_save pidmax;
+	pid_t *pids;
+	char *stacks;
+	long n;
+	long started;
+};
+
+/*
+ * Starts @n sleeping processes, raising RLIMIT_NPROC, kernel.threads-max
+ * and kernel.pid_max as needed; @what names the workload in the notes.
+ * Returns 0, or 1 after a message; either way sleepers_stop() undoes it.
+ */
+static int sleepers_start(struct sleepers *s, long n, const char *what)
 {
-	long tasks = pick(o->tasks, 1000, 100, o), reps = pick(o->reps, 3, 1, o), started;
-	struct sysctl_save threads = { .path = "/proc/sys/kernel/threads-max" };
-	struct sysctl_save pidmax = { .path = "/proc/sys/kernel/pid_max" };
 	struct rlimit rl = { RLIM_INFINITY, RLIM_INFINITY };
 	unsigned long long t0, t1;
-	char *stacks;
-	pid_t *pids;
-	int ret;
 
+	memset(s, 0, sizeof(*s));
+	s->threads.path = "/proc/sys/kernel/threads-max";
+	s->pidmax.path = "/proc/sys/kernel/pid_max";
+	s->stacks = MAP_FAILED;
+	s->n = n;
 	/* Root needs CAP_SYS_RESOURCE for more than the hard limit. */
 	if (setrlimit(RLIMIT_NPROC, &rl) && !getrlimit(RLIMIT_NPROC, &rl)) {
 		rl.rlim_cur = rl.rlim_max;
 		setrlimit(RLIMIT_NPROC, &rl);
-		if (rl.rlim_max != RLIM_INFINITY && rl.rlim_max < (rlim_t)tasks + 1024)
+		if (rl.rlim_max != RLIM_INFINITY && rl.rlim_max < (rlim_t)n + 1024)
 			note("RLIMIT_NPROC stays at %llu", (unsigned long long)rl.rlim_max);
 	}
-	sysctl_raise(&threads, tasks + 4096);
-	sysctl_raise(&pidmax, tasks + 4096);
-	pids = calloc(tasks, sizeof(*pids));
-	stacks = mmap(NULL, (size_t)tasks * CHILD_STACK, PROT_READ | PROT_WRITE,
-		      MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-	if (!pids || stacks == MAP_FAILED) {
-		ret = failx("collect: out of memory for %ld tasks", tasks);
-		goto out;
-	}
+	sysctl_raise(&s->threads, n + 4096);
+	sysctl_raise(&s->pidmax, n + 4096);
+	s->pids = calloc(n, sizeof(*s->pids));
+	s->stacks = mmap(NULL, (size_t)n * CHILD_STACK, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (!s->pids || s->stacks == MAP_FAILED)
+		return failx("%s: out of memory for %ld tasks", what, n);
 	t0 = now_ns();
-	started = spawn_sleepers(pids, tasks, stacks);
+	s->started = spawn_sleepers(s->pids, n, s->stacks);
 	t1 = now_ns();
-	if (started < tasks) {
-		ret = fail("clone");
-		failx("collect: started only %ld of %ld tasks", started, tasks);
-	} else {
-		note("collect: %ld sleeping tasks started in %.3f s", tasks, (t1 - t0) / 1e9);
-		ret = run_collect(tasks, reps);
+	if (s->started < n) {
+		fail("clone");
+		return failx("%s: started only %ld of %ld tasks", what, s->started, n);
 	}
-	t0 = now_ns();
-	reap_sleepers(pids, started);
-	note("collect: %ld tasks killed and reaped in %.3f s", started, (now_ns() - t0) / 1e9);
-out:
-	if (stacks != MAP_FAILED)
-		munmap(stacks, (size_t)tasks * CHILD_STACK);
-	free(pids);
-	sysctl_restore(&pidmax);
-	sysctl_restore(&threads);
+	note("%s: %ld sleeping tasks started in %.3f s", what, n, (t1 - t0) / 1e9);
+	return 0;
+}
+
+/* Kills and reaps the sleepers, restores the limits. */
+static void sleepers_stop(struct sleepers *s, const char *what)
+{
+	unsigned long long t0 = now_ns();
+
+	reap_sleepers(s->pids, s->started);
+	if (s->started)
+		note("%s: %ld tasks killed and reaped in %.3f s", what, s->started,
+		     (now_ns() - t0) / 1e9);
+	if (s->stacks != MAP_FAILED)
+		munmap(s->stacks, (size_t)s->n * CHILD_STACK);
+	free(s->pids);
+	sysctl_restore(&s->pidmax);
+	sysctl_restore(&s->threads);
+}
+
+static int cmd_collect(const struct opts *o)
+{
+	long tasks = pick(o->tasks, 1000, 100, o), reps = pick(o->reps, 3, 1, o);
+	struct sleepers s;
+	int ret;
+
+	ret = sleepers_start(&s, tasks, "collect");
+	if (!ret)
+		ret = run_collect(tasks, reps);
+	sleepers_stop(&s, "collect");
+	return ret;
+}
+
+/* ------------------------------------------------------------------- cgroup */
+
+static int cmp_ull(const void *a, const void *b)
+{
+	unsigned long long x = *(const unsigned long long *)a;
+	unsigned long long y = *(const unsigned long long *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The median of @n values (sorts them). */
+static unsigned long long median(unsigned long long *v, long n)
+{
+	qsort(v, n, sizeof(*v), cmp_ull);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/*
+ * A fresh, empty cgroup v2 directory for the benchmark: one left by a
+ * killed run is removed first (its tasks died with it). Returns an fd of
+ * it, or -1 after a message.
+ */
+static int cgroup_create(void)
+{
+	struct statfs sfs;
+	int fd;
+
+	if (statfs(CGROUP2_ROOT, &sfs) || sfs.f_type != CGROUP2_SUPER_MAGIC) {
+		failx("cgroup: %s is not a cgroup v2 mount", CGROUP2_ROOT);
+		return -1;
+	}
+	if (rmdir(BENCH_CGROUP) && errno != ENOENT)
+		note("cgroup: a stale %s stays: %s", BENCH_CGROUP, strerror(errno));
+	if (mkdir(BENCH_CGROUP, 0755)) {
+		fail("mkdir " BENCH_CGROUP);
+		return -1;
+	}
+	fd = open(BENCH_CGROUP, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0) {
+		fail(BENCH_CGROUP);
+		rmdir(BENCH_CGROUP);
+	}
+	return fd;
+}
+
+/* Removes the cgroup once its last tasks have left it (they were reaped). */
+static void cgroup_remove(int fd)
+{
+	int i;
+
+	close(fd);
+	for (i = 0; rmdir(BENCH_CGROUP); i++) {
+		if (errno != EBUSY || i == 100) {
+			note("cgroup: could not remove %s: %s", BENCH_CGROUP, strerror(errno));
+			return;
+		}
+		sleep_ms(10);
+	}
+}
+
+/* Moves @n of the @s's processes, spread over their pids, into the cgroup. */
+static int cgroup_fill(const struct sleepers *s, long n)
+{
+	int fd = open(BENCH_CGROUP "/cgroup.procs", O_WRONLY | O_CLOEXEC);
+	char buf[32];
+	long i;
+	int len;
+
+	if (fd < 0)
+		return fail(BENCH_CGROUP "/cgroup.procs");
+	for (i = 0; i < n; i++) {
+		/* One pid per write(2), as cgroup.procs takes them. */
+		len = snprintf(buf, sizeof(buf), "%d", s->pids[i * s->started / n]);
+		if (write(fd, buf, len) != len) {
+			close(fd);
+			return fail("writing a pid to " BENCH_CGROUP "/cgroup.procs");
+		}
+	}
+	close(fd);
+	return 0;
+}
+
+/* One dump: of the cgroup whose directory @fd is, or (-1) of every task. */
+static int cgroup_dump(struct nl *nl, int fd, struct method *m)
+{
+	__u32 v = fd;
+
+	if (fd < 0)
+		return collect_by_dump(nl, 0, NULL, 0, m);
+	return collect_by_dump(nl, TASKSTATS_CMD_ATTR_DUMP_CGROUP_FD, &v, sizeof(v), m);
+}
+
+/*
+ * The dump of one cgroup of @members processes among @tasks against the
+ * whole-system dump, taken alternately (after one untimed pair), so both
+ * see the same system: the median time of each, their syscalls and
+ * records. The cgroup's dump walks its tasks, not the pid space: the goal
+ * is that it costs at most 1/20 of the whole dump at 100 of 10 000.
+ */
+static int run_cgroup(const char *name, int cgfd, long members, long reps)
+{
+	unsigned long long *ns[2];
+	struct method m[2], last[2];
+	int i, k, r = 0;
+	struct nl nl;
+	long rep;
+
+	if (nl_taskstats(&nl, 4 << 20))
+		return 1;
+	ns[0] = calloc(reps, sizeof(*ns[0]));
+	ns[1] = calloc(reps, sizeof(*ns[1]));
+	if (!ns[0] || !ns[1])
+		r = failx("cgroup: out of memory");
+	for (rep = -1; rep < reps && !r; rep++) {
+		/* [0] the cgroup, [1] every task; which goes first alternates. */
+		for (k = 0; k < 2 && !r; k++) {
+			i = (rep & 1) ? 1 - k : k;
+			r = cgroup_dump(&nl, i ? -1 : cgfd, &m[i]);
+			if (!r && m[i].err) {
+				errno = -m[i].err;
+				r = fail(i ? "the whole-system dump" : "the cgroup's dump");
+			}
+		}
+		if (!r && rep >= 0) {
+			ns[0][rep] = m[0].ns;
+			ns[1][rep] = m[1].ns;
+			last[0] = m[0];
+			last[1] = m[1];
+		}
+	}
+	close(nl.fd);
+	if (r) {
+		status("error", "%s", name);
+	} else {
+		for (i = 0; i < 2; i++) {
+			const char *w = i ? "_whole" : "";
+
+			resultf(median(ns[i], reps), "ns", "%s%s_time", name, w);
+			resultf(last[i].syscalls, "syscalls", "%s%s_syscalls", name, w);
+			resultf(last[i].records, "records", "%s%s_records", name, w);
+		}
+		if (last[0].records != members)
+			note("cgroup: its dump had %ld records for the %ld tasks in it",
+			     last[0].records, members);
+	}
+	free(ns[0]);
+	free(ns[1]);
+	return r;
+}
+
+static int cmd_cgroup(const struct opts *o)
+{
+	long tasks = pick(o->tasks, 10000, 100, o), reps = pick(o->reps, 7, 3, o);
+	long members = pick(o->members, 100, 10, o);
+	struct sleepers s;
+	struct method m;
+	char name[96];
+	struct nl nl;
+	int fd, ret;
+
+	snprintf(name, sizeof(name), "collect_cgroup_%ld_of_%ld", members, tasks);
+	if (members > tasks)
+		return failx("cgroup: -g %ld is more than -N %ld", members, tasks);
+	fd = cgroup_create();
+	if (fd < 0)
+		return 1;
+	/*
+	 * The dump of the empty cgroup first: a kernel without it (the
+	 * reference has no dump at all) is told before any task is started.
+	 */
+	ret = nl_taskstats(&nl, 0);
+	if (!ret) {
+		ret = cgroup_dump(&nl, fd, &m);
+		close(nl.fd);
+	}
+	if (ret || m.err) {
+		if (!ret)
+			note("cgroup: the dump of an empty cgroup failed: %s", strerror(-m.err));
+		if (!ret && (m.err == -EOPNOTSUPP || m.err == -EINVAL)) {
+			status("unsupported", "%s", name);
+		} else {
+			status("error", "%s", name);
+			ret = 1;
+		}
+		cgroup_remove(fd);
+		return ret;
+	}
+	if (m.records) {
+		/* A kernel that ignores the attribute dumps every task. */
+		note("cgroup: the dump of an empty cgroup had %ld records", m.records);
+		status("unsupported", "%s", name);
+		cgroup_remove(fd);
+		return 0;
+	}
+	ret = sleepers_start(&s, tasks, "cgroup");
+	if (!ret)
+		ret = cgroup_fill(&s, members);
+	if (!ret) {
+		note("cgroup: %ld of them in %s", members, BENCH_CGROUP);
+		ret = run_cgroup(name, fd, members, reps);
+	}
+	sleepers_stop(&s, "cgroup");
+	cgroup_remove(fd);
 	return ret;
 }
 
@@ -1251,6 +1508,7 @@ static void print_usage(void)
 		"  get [-n COUNT]\n"
 		"  tgid [-t THREADS] [-n COUNT]\n"
 		"  collect -N TASKS [-r REPS]\n"
+		"  cgroup -N TASKS [-g MEMBERS] [-r REPS]\n"
 		"  exit [-l LISTENERS] [-c CONTAINERS] [-n COUNT]\n"
 		"  delayacct [on|off]\n");
 	exit(2);
@@ -1284,7 +1542,7 @@ int main(int argc, char **argv)
 	o.listeners = -1;
 	/* Options may come before or after the subcommand. */
 	while (optind < argc) {
-		c = getopt_long(argc, argv, "+qT:n:N:t:l:c:r:f:", longopts, NULL);
+		c = getopt_long(argc, argv, "+qT:n:N:t:l:c:r:f:g:", longopts, NULL);
 		if (c == -1) {
 			if (cmd)
 				break;
@@ -1319,6 +1577,9 @@ int main(int argc, char **argv)
 		case 'f':
 			o.file = optarg;
 			break;
+		case 'g':
+			o.members = parse_count(optarg);
+			break;
 		default:
 			print_usage();
 		}
@@ -1335,6 +1596,8 @@ int main(int argc, char **argv)
 		return cmd_tgid(&o);
 	if (!strcmp(cmd, "collect"))
 		return cmd_collect(&o);
+	if (!strcmp(cmd, "cgroup"))
+		return cmd_cgroup(&o);
 	if (!strcmp(cmd, "exit"))
 		return cmd_exit(&o);
 	if (!strcmp(cmd, "delayacct"))
