@@ -40,8 +40,8 @@
  * per skb as fit. The cursor is the next pid number, so a dump resumed
  * across skbs sees every task that lives through it exactly once,
  * whatever forks and exits meanwhile. A dump of one cgroup
- * (DUMP_CGROUP_FD, DUMP_SUBTREE) walks that cgroup's task list instead:
- * it costs what the cgroup holds, not what the system does.
+ * (DUMP_CGROUP_FD, DUMP_SUBTREE) lists that cgroup's tasks when it starts
+ * instead: it costs what the cgroup holds, not what the system does.
  *
  * Who may read what. A record leaks timing and I/O patterns of its task
  * (CVE-2011-2494), so a requester reads a task's record if and only if it
@@ -1190,73 +1190,6 @@ static struct task_struct *pid_walk_next(struct pid_namespace *ns, int *nr,
 
 #ifdef CONFIG_CGROUPS
 /*
- * A dump of one cgroup (DUMP_CGROUP_FD) walks the tasks of that cgroup,
- * and with DUMP_SUBTREE those of its descendants in pre-order, with the
- * cgroup core's task iterator: its cost follows the cgroup's tasks, not
- * the pid space. The iterator lives across the dump's parts, as that of
- * cgroup.procs lives across reads; a task met when the skb was full is
- * held for the next part. Tasks that move meanwhile may be seen twice or
- * not at all, as with cgroup.procs.
- */
-struct cgroup_walk {
-	struct cgroup_subsys_state *root;	/* the cgroup named, pinned */
-	struct cgroup_subsys_state *pos;	/* the one walked, pinned */
-	struct css_task_iter it;		/* over @pos, while @pos */
-	struct task_struct *held;		/* with a reference */
-	unsigned int flags;			/* CSS_TASK_ITER_PROCS or 0 */
-	bool subtree;
-};
-
-/* Moves @w to the next cgroup of its subtree; false at the end. */
-static bool cgroup_walk_advance(struct cgroup_walk *w)
-{
-	struct cgroup_subsys_state *next = NULL;
-
-	css_task_iter_end(&w->it);
-	if (w->subtree) {
-		rcu_read_lock();
-		next = css_next_descendant_pre(w->pos, w->root);
-		while (next && !css_tryget(next))
-			next = css_next_descendant_pre(next, w->root);
-		rcu_read_unlock();
-	}
-	css_put(w->pos);
-	w->pos = next;
-	if (next)
-		css_task_iter_start(next, w->flags, &w->it);
-	return next;
-}
-
-/*
- * The next task of the walk that @ns shows, with a reference, or NULL at
- * the end; *@nr is set to its pid (or, for group records, tgid) number.
- */
-static struct task_struct *cgroup_walk_next(struct cgroup_walk *w,
-					    struct pid_namespace *ns, int *nr)
-{
-	struct task_struct *tsk = w->held;
-
-	w->held = NULL;
-	while (tsk || w->pos) {
-		if (!tsk) {
-			tsk = css_task_iter_next(&w->it);
-			if (!tsk) {
-				cgroup_walk_advance(w);
-				continue;
-			}
-			get_task_struct(tsk);
-		}
-		*nr = w->flags ? task_tgid_nr_ns(tsk, ns) :
-				 task_pid_nr_ns(tsk, ns);
-		if (*nr)
-			return tsk;
-		put_task_struct(tsk);	/* another namespace's, or reaped */
-		tsk = NULL;
-	}
-	return NULL;
-}
-
-/*
  * The cgroup (of either version) whose directory @dir is, pinned: EINVAL
  * for anything else, ENOENT for a cgroup being removed.
  */
@@ -1269,11 +1202,111 @@ static struct cgroup_subsys_state *cgroup_dir_css(struct dentry *dir)
 	return css;
 }
 
-/* Starts a walk of the cgroup whose directory @fd is open on. */
-static struct cgroup_walk *cgroup_walk_start(u32 fd, bool subtree, bool tgid)
+/*
+ * A dump of one cgroup (DUMP_CGROUP_FD) sends the tasks that are in that
+ * cgroup when it starts, and with DUMP_SUBTREE those of its descendants,
+ * in pre-order. They are listed then, with the cgroup core's task
+ * iterator, whose cost follows the cgroup's tasks and not the pid space,
+ * as pid numbers of the requester's namespace with their start times:
+ * 16 bytes a task, charged to the requester. The dump's parts look each
+ * up again and skip the tasks gone, or whose number a new task took.
+ * Nothing is held between parts: a task, a css_set or a cgroup pinned by
+ * a dump its requester stopped reading would stay allocated after its
+ * exit or rmdir, for as long as the socket lived.
+ */
+struct cgroup_entry {
+	u64 start_time;
+	pid_t nr;
+};
+
+struct cgroup_list {
+	struct cgroup_entry *tasks;
+	unsigned int len, size;
+	unsigned int next;		/* the next entry to send */
+	bool tgid;			/* entries are thread groups */
+};
+
+static int cgroup_list_add(struct cgroup_list *l, struct task_struct *tsk,
+			   struct pid_namespace *ns)
+{
+	struct cgroup_entry *e;
+	pid_t nr = l->tgid ? task_tgid_nr_ns(tsk, ns) : task_pid_nr_ns(tsk, ns);
+
+	if (!nr)		/* another namespace's, or reaped */
+		return 0;
+	if (l->len == l->size) {
+		unsigned int size = l->size ? 2 * l->size : 64;
+
+		e = kvrealloc(l->tasks, array_size(size, sizeof(*e)),
+			      GFP_KERNEL_ACCOUNT);
+		if (!e)
+			return -ENOMEM;
+		l->tasks = e;
+		l->size = size;
+	}
+	e = &l->tasks[l->len++];
+	e->nr = nr;
+	e->start_time = tsk->start_time;	/* a leader's, for a group */
+	return 0;
+}
+
+/* Lists the tasks of @css itself. */
+static int cgroup_list_css(struct cgroup_list *l,
+			   struct cgroup_subsys_state *css,
+			   struct pid_namespace *ns)
+{
+	struct css_task_iter it;
+	struct task_struct *tsk;
+	unsigned int n = 0;
+	int ret = 0;
+
+	css_task_iter_start(css, l->tgid ? CSS_TASK_ITER_PROCS : 0, &it);
+	while (!ret && (tsk = css_task_iter_next(&it))) {
+		ret = cgroup_list_add(l, tsk, ns);
+		if (!(++n % 256))
+			cond_resched();
+	}
+	css_task_iter_end(&it);
+	return ret;
+}
+
+/* Lists the tasks of @root, and with @subtree of its descendants. */
+static int cgroup_list_fill(struct cgroup_list *l,
+			    struct cgroup_subsys_state *root, bool subtree,
+			    struct pid_namespace *ns)
+{
+	struct cgroup_subsys_state *pos = root, *next;
+	int ret;
+
+	css_get(pos);
+	while (!(ret = cgroup_list_css(l, pos, ns)) && subtree) {
+		rcu_read_lock();
+		next = css_next_descendant_pre(pos, root);
+		while (next && !css_tryget(next))
+			next = css_next_descendant_pre(next, root);
+		rcu_read_unlock();
+		css_put(pos);
+		pos = next;
+		if (!pos)
+			return 0;
+	}
+	css_put(pos);
+	return ret;
+}
+
+static void cgroup_list_free(struct cgroup_list *l)
+{
+	kvfree(l->tasks);
+	kfree(l);
+}
+
+/* Lists the tasks of the cgroup whose directory @fd is open on. */
+static struct cgroup_list *cgroup_list_start(u32 fd, bool subtree, bool tgid,
+					     struct pid_namespace *ns)
 {
 	struct cgroup_subsys_state *css;
-	struct cgroup_walk *w;
+	struct cgroup_list *l;
+	int ret;
 
 	CLASS(fd, f)(fd);
 	if (fd_empty(f))	/* closed, or O_PATH */
@@ -1281,46 +1314,65 @@ static struct cgroup_walk *cgroup_walk_start(u32 fd, bool subtree, bool tgid)
 	css = cgroup_dir_css(fd_file(f)->f_path.dentry);
 	if (IS_ERR(css))
 		return ERR_CAST(css);
-	w = kzalloc(sizeof(*w), GFP_KERNEL_ACCOUNT);
-	if (!w) {
-		css_put(css);
-		return ERR_PTR(-ENOMEM);
+	l = kzalloc(sizeof(*l), GFP_KERNEL_ACCOUNT);
+	ret = -ENOMEM;
+	if (l) {
+		l->tgid = tgid;
+		ret = cgroup_list_fill(l, css, subtree, ns);
 	}
-	css_get(css);
-	w->root = css;
-	w->pos = css;
-	w->flags = tgid ? CSS_TASK_ITER_PROCS : 0;
-	w->subtree = subtree;
-	css_task_iter_start(css, w->flags, &w->it);
-	return w;
+	css_put(css);
+	if (ret) {
+		if (l)
+			cgroup_list_free(l);
+		return ERR_PTR(ret);
+	}
+	return l;
 }
 
-static void cgroup_walk_end(struct cgroup_walk *w)
+/*
+ * The next task of the list still alive and still the one listed, with
+ * a reference, or NULL at the end; *@nr is set to its id.
+ */
+static struct task_struct *cgroup_list_next(struct cgroup_list *l,
+					    struct pid_namespace *ns, int *nr)
 {
-	if (w->held)
-		put_task_struct(w->held);
-	if (w->pos) {
-		css_task_iter_end(&w->it);
-		css_put(w->pos);
+	enum pid_type type = l->tgid ? PIDTYPE_TGID : PIDTYPE_PID;
+	struct task_struct *tsk;
+	struct cgroup_entry *e;
+
+	while (l->next < l->len) {
+		e = &l->tasks[l->next++];
+		rcu_read_lock();
+		tsk = pid_task(find_pid_ns(e->nr, ns), type);
+		/* de_thread() hands a new leader its predecessor's start. */
+		if (tsk && tsk->start_time == e->start_time)
+			get_task_struct(tsk);
+		else
+			tsk = NULL;
+		rcu_read_unlock();
+		if (tsk) {
+			*nr = e->nr;
+			return tsk;
+		}
 	}
-	css_put(w->root);
-	kfree(w);
+	return NULL;
 }
 #else
-struct cgroup_walk;
+struct cgroup_list;
 
-static struct task_struct *cgroup_walk_next(struct cgroup_walk *w,
+static struct task_struct *cgroup_list_next(struct cgroup_list *l,
 					    struct pid_namespace *ns, int *nr)
 {
 	return NULL;
 }
 
-static struct cgroup_walk *cgroup_walk_start(u32 fd, bool subtree, bool tgid)
+static struct cgroup_list *cgroup_list_start(u32 fd, bool subtree, bool tgid,
+					     struct pid_namespace *ns)
 {
 	return ERR_PTR(-EOPNOTSUPP);
 }
 
-static void cgroup_walk_end(struct cgroup_walk *w)
+static void cgroup_list_free(struct cgroup_list *l)
 {
 }
 #endif
@@ -1332,7 +1384,7 @@ static void cgroup_walk_end(struct cgroup_walk *w)
  */
 struct dump_ctx {
 	struct requester *rq;
-	struct cgroup_walk *cg;	/* a dump of one cgroup, or NULL */
+	struct cgroup_list *cg;	/* a dump of one cgroup, or NULL */
 	int next;		/* the pid walk: pid number to resume from */
 	bool tgid;		/* one record per thread group */
 };
@@ -1341,7 +1393,7 @@ struct dump_ctx {
 static struct task_struct *dump_next(struct dump_ctx *ctx, int *nr)
 {
 	if (ctx->cg)
-		return cgroup_walk_next(ctx->cg, ctx->rq->pid_ns, nr);
+		return cgroup_list_next(ctx->cg, ctx->rq->pid_ns, nr);
 	return pid_walk_next(ctx->rq->pid_ns, nr, ctx->tgid);
 }
 
@@ -1349,10 +1401,8 @@ static struct task_struct *dump_next(struct dump_ctx *ctx, int *nr)
 static void dump_hold(struct dump_ctx *ctx, struct task_struct *tsk)
 {
 #ifdef CONFIG_CGROUPS
-	if (ctx->cg) {
-		ctx->cg->held = tsk;
-		return;
-	}
+	if (ctx->cg)
+		ctx->cg->next--;	/* looked up again */
 #endif
 	put_task_struct(tsk);	/* the pid walk looks its number up again */
 }
@@ -1381,21 +1431,21 @@ static int taskstats_dump_start(struct netlink_callback *cb)
 	}
 	if (subtree && !cg_fd)
 		return -EINVAL;
-	if (cg_fd) {
-		struct cgroup_walk *w = cgroup_walk_start(nla_get_u32(cg_fd),
-							  subtree, ctx->tgid);
-
-		if (IS_ERR(w))
-			return PTR_ERR(w);
-		ctx->cg = w;
-	}
-	ctx->rq = kmalloc(sizeof(*ctx->rq), GFP_KERNEL);
-	if (!ctx->rq) {
-		if (ctx->cg)
-			cgroup_walk_end(ctx->cg);
+	ctx->rq = kmalloc(sizeof(*ctx->rq), GFP_KERNEL_ACCOUNT);
+	if (!ctx->rq)
 		return -ENOMEM;
-	}
 	requester_init(ctx->rq, cb->skb);
+	if (cg_fd) {
+		struct cgroup_list *l = cgroup_list_start(nla_get_u32(cg_fd),
+							  subtree, ctx->tgid,
+							  ctx->rq->pid_ns);
+
+		if (IS_ERR(l)) {
+			kfree(ctx->rq);
+			return PTR_ERR(l);
+		}
+		ctx->cg = l;
+	}
 	requester_get(ctx->rq);
 	ctx->next = 0;
 	return 0;
@@ -1406,7 +1456,7 @@ static int taskstats_dump_done(struct netlink_callback *cb)
 	struct dump_ctx *ctx = dump_ctx(cb);
 
 	if (ctx->cg)
-		cgroup_walk_end(ctx->cg);
+		cgroup_list_free(ctx->cg);
 	requester_put(ctx->rq);
 	kfree(ctx->rq);
 	return 0;
@@ -1455,8 +1505,10 @@ static int taskstats_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 		put_task_struct(tsk);
 		if (ret) {
 			nlmsg_cancel(skb, msg.nlh);
-			if (ret == -EPERM)	/* not the requester's to read */
+			if (ret == -EPERM) {	/* not the requester's to read */
+				cond_resched();
 				continue;
+			}
 			if (ret != -ESRCH) {	/* a fatal signal */
 				err = ret;
 				break;
