@@ -71,7 +71,8 @@ int report_cgroup(enum ctx ctx, const char *what, const char *path, int fd, int 
 				"taskstat: this kernel's CGROUPSTATS understands only cgroup v1 directories (the upstream behaviour), and %s is on cgroup v2; 'taskstat top --cgroup %s' lists its tasks\n",
 				path, path);
 		else
-			fprintf(stderr, "taskstat: the kernel refused %s as a cgroup v%d directory\n",
+			fprintf(stderr,
+				"taskstat: the kernel refused %s as a cgroup v%d directory\n",
 				path, v);
 		return 1;
 	case EBADF:

@@ -288,7 +288,10 @@ else
 			kill -STOP "$stopped"
 			continue
 		fi
-		wait_state "${p%:*}" "${p#*:}" || { ready="task ${p%:*} never reached state ${p#*:}"; break; }
+		if ! wait_state "${p%:*}" "${p#*:}"; then
+			ready="task ${p%:*} never reached state ${p#*:}"
+			break
+		fi
 	done
 	in_cg=$(pylist "$r1" "$r2" "$stopped" "$spin")
 	in_tree=$(pylist "$r1" "$r2" "$stopped" "$spin" "$child")
@@ -304,21 +307,26 @@ else
 		skip "cgroup on a v2 directory" "$ready"
 		skip "cgroup --json on a v2 directory" "$ready"
 	elif [[ $v2 == reference ]]; then
-		check "cgroup on a v2 directory fails (1): this kernel's CGROUPSTATS understands only cgroup v1 (upstream's, documented)" \
+		name="cgroup on a v2 directory fails (1): this kernel's CGROUPSTATS"
+		name+=" understands only cgroup v1 (upstream's, documented)"
+		check "$name" \
 			eval '[[ $rc == 1 ]] && has "understands only cgroup v1 directories" err &&
 				has "top --cgroup" err'
 		run cgroup --json "$cg"
 		check "cgroup --json on a v2 directory fails (1) the same way on this kernel" \
 			eval '[[ $rc == 1 ]] && has "understands only cgroup v1 directories" err'
 	else
-		check "cgroup on a v2 directory prints the counts of its tasks (2 sleeping, 1 running, 1 stopped)" \
-			eval '[[ $rc == 0 ]] && has "^cgroup .* (v2)$" && has "^sleeping  *2$" &&
-				has "^running  *1$" && has "^stopped  *1$" && has "^uninterruptible  *0$"'
+		name="cgroup on a v2 directory prints the counts of its tasks"
+		check "$name (2 sleeping, 1 running, 1 stopped)" \
+			eval '[[ $rc == 0 ]] && has "^cgroup .* (v2)$" &&
+				has "^sleeping  *2$" && has "^running  *1$" &&
+				has "^stopped  *1$" && has "^uninterruptible  *0$"'
 		run cgroup --json "$cg"
 		check "cgroup --json on a v2 directory has the numbers" \
 			json_ok "len(objs) == 1 and objs[0]['cgroup_version'] == 2 and
 				objs[0]['nr_sleeping'] == 2 and objs[0]['nr_running'] == 1 and
-				objs[0]['nr_stopped'] == 1 and objs[0]['nr_uninterruptible'] == 0 and
+				objs[0]['nr_stopped'] == 1 and
+				objs[0]['nr_uninterruptible'] == 0 and
 				objs[0]['nr_io_wait'] == 0"
 	fi
 
@@ -332,7 +340,8 @@ else
 	fi
 	if [[ $dump == reference ]]; then
 		how="by one GET per task in cgroup.threads (the kernel has no dump)"
-		said="no TASKSTATS dump of one cgroup (Operation not supported): one GET per task listed in $cg/cgroup.threads"
+		said="no TASKSTATS dump of one cgroup (Operation not supported):"
+		said+=" one GET per task listed in $cg/cgroup.threads"
 		frame_how="via GET per task in cgroup.procs"
 	else
 		how="from one dump of the cgroup"
@@ -342,7 +351,8 @@ else
 	saw=no
 	has "$said" err && saw=yes
 	check "top --cgroup --json lists exactly the cgroup's tasks, $how" \
-		json_ok "$rc == 0 and '$saw' == 'yes' and sorted(o['id'] for o in objs) == $in_cg and
+		json_ok "$rc == 0 and '$saw' == 'yes' and
+			sorted(o['id'] for o in objs) == $in_cg and
 			all(o['type'] == 'pid' and o['frame'] == 1 for o in objs)"
 	run top --once --json -P --cgroup "$cg"
 	check "top --cgroup -P --json lists the cgroup's thread groups" \
@@ -353,7 +363,9 @@ else
 		json_ok "$rc == 0 and sorted(o['id'] for o in objs) == $in_tree"
 	run top -b -n 2 -d 0.2 --subtree --cgroup "$cg" -P -s cpu
 	check "top -b -n 2 --cgroup names the cgroup and the method ($frame_how)" \
-		eval '[[ $rc == 0 ]] && [[ $(grep -c "^taskstat top - .*, 5 thread groups of cgroup $cg and its descendants, .*, $frame_how," "$tmp/out") == 2 ]] &&
+		eval 'hdr="^taskstat top - .*, 5 thread groups of cgroup $cg and its descendants"
+			[[ $rc == 0 ]] &&
+			[[ $(grep -c "$hdr, .*, $frame_how," "$tmp/out") == 2 ]] &&
 			has " $spin bash "'
 	kill -KILL "${kids[@]}" 2>/dev/null
 	wait "${kids[@]}" 2>/dev/null

@@ -544,7 +544,8 @@ static int collect(struct nl *nl, struct collect *col, struct frame *fr, bool *d
 			fr->dump = true;
 			*decided = true;
 			if (opt_verbose && fr->no == 1 && !err)
-				fprintf(stderr, "taskstat: collecting with the TASKSTATS dump%s%s%s\n",
+				fprintf(stderr,
+					"taskstat: collecting with the TASKSTATS dump%s%s%s\n",
 					cg ? " of cgroup " : "", cg ? col->cgpath : "",
 					cg && col->subtree ? " and its descendants" : "");
 			return err;
