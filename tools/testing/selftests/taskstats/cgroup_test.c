@@ -68,10 +68,12 @@
 #define CGROUP_ROOT	"/sys/fs/cgroup"
 #define PATH_BUF	256
 #define MAX_CGROUPS	8
-#define MAX_KIDS	16
+#define MAX_KIDS	192
 #define MAX_TIDS	8	/* a kid's leader and its threads */
-#define MAX_IDS		128
+#define MAX_IDS		192
 #define MAX_RECS	256
+#define MANY		150	/* tasks: more records than one part of a dump holds */
+#define NEWCOMERS	8
 #define WAIT_MS		10000	/* for a state, an answer, a cgroup to empty */
 
 #define SKIP_COUNTS	"the reference kernel answers CGROUPSTATS_CMD_GET on cgroup v2 " \
@@ -1134,6 +1136,285 @@ TEST_F(cgroup, cgroup_dump_records_name_their_task_its_group_parent_and_owner)
 		EXPECT_EQ(uid[who], ts->ac_uid);
 		EXPECT_EQ(uid[who], ts->ac_gid);
 		EXPECT_STREQ(name[who], ts->ac_comm);
+	}
+}
+
+/* ------------------------------------------------------- dumps in parts */
+
+/*
+ * Netlink builds a dump one part, one skb, at a time: the first in the
+ * sendmsg() of the request, each next one at the end of the recvmsg()
+ * that reads the one before, as long as the socket has room. A part of
+ * ours holds about 10 records on a socket never read (8 KiB) and 44 once
+ * it has been read with a large buffer (32 KiB), so MANY tasks take
+ * several parts. What the requester does between two reads happens
+ * before the part after next is built.
+ */
+
+/* A socket for one dump, read part by part, that fails rather than hang. */
+static int dump_socket(void)
+{
+	struct timeval tv = { .tv_sec = WAIT_MS / 1000 };
+	int fd = tsnl_open(), err;
+
+	if (fd >= 0 && setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv))) {
+		err = -errno;
+		close(fd);
+		return err;
+	}
+	return fd;
+}
+
+/* Sends the request of a dump of the cgroup @fd on @nl, numbered *@seq. */
+static int dump_start(struct world *w, int nl, int fd, uint32_t *seq)
+{
+	struct tsnl_msg m;
+
+	tsnl_msg_init(&m, w->family, TASKSTATS_CMD_GET, NLM_F_DUMP);
+	tsnl_put_u32(&m, TASKSTATS_CMD_ATTR_DUMP_CGROUP_FD, fd);
+	*seq = m.nlh.nlmsg_seq;
+	return tsnl_send(nl, &m);
+}
+
+/*
+ * Reads the dump of request @seq on @nl to its end, keeping its records
+ * in @g: how many came, or the dump's -errno.
+ */
+static int dump_rest(int nl, uint32_t seq, struct recs *g)
+{
+	int n, records = 0;
+	bool done = false;
+
+	while (!done) {
+		n = tsnl_dump_part(nl, seq, keep, g, NULL, &done);
+		if (n < 0)
+			return n;
+		records += n;
+	}
+	return records;
+}
+
+/* Whether @g holds a record of @id. */
+static bool has_rec(const struct recs *g, uint32_t id)
+{
+	for (int i = 0; i < g->n; i++)
+		if (g->rec[i].id == id)
+			return true;
+	return false;
+}
+
+/* Whether @s holds @id. */
+static bool has_id(const struct ids *s, uint32_t id)
+{
+	for (int i = 0; i < s->n; i++)
+		if (s->id[i] == id)
+			return true;
+	return false;
+}
+
+/* @n sleepers without threads in @cgroup, their pids added to @ids. */
+static int sleepers(struct world *w, const char *cgroup, int n, struct ids *ids)
+{
+	struct kid *k;
+	int err;
+
+	for (int i = 0; i < n; i++) {
+		err = sleeper(w, cgroup, 0, &k);
+		if (err)
+			return err;
+		add_tids(ids, k);
+	}
+	return 0;
+}
+
+/* Kills and reaps every kid; the teardown has none left to kill. */
+static void reap_kids(struct world *w)
+{
+	for (int i = 0; i < w->nkids; i++) {
+		if (w->kids[i].vchild > 0)
+			kill(w->kids[i].vchild, SIGKILL);
+		kill(w->kids[i].pid, SIGKILL);
+	}
+	for (int i = 0; i < w->nkids; i++) {
+		waitpid(w->kids[i].pid, NULL, 0);
+		if (w->kids[i].go >= 0)
+			close(w->kids[i].go);
+	}
+	w->nkids = 0;
+}
+
+/*
+ * The dump of a cgroup of MANY tasks. Once its first part is read, the
+ * tasks that part did not send move to another cgroup and NEWCOMERS
+ * join: the dump still sends the tasks of its start, the moved ones
+ * too, each once, and no newcomer. The parts read third and later, at
+ * least, are built after the moves.
+ */
+TEST_F_TIMEOUT(cgroup,
+	       cgroup_dump_sends_the_tasks_it_started_with_even_moved_out_and_no_newcomer,
+	       120)
+{
+	char a[PATH_BUF + 8], b[PATH_BUF + 8], procs[PATH_BUF + 24], pid[16];
+	struct ids want = { 0 }, newcomers = { 0 };
+	int nl, fd, first, second, rest, moved = 0;
+	uint32_t seq;
+	bool done;
+
+	if (!self->w.series)
+		SKIP(return, SKIP_DUMP);
+	snprintf(a, sizeof(a), "%s/a", self->w.dir);
+	snprintf(b, sizeof(b), "%s/b", self->w.dir);
+	snprintf(procs, sizeof(procs), "%s/cgroup.procs", b);
+	ASSERT_EQ(0, make_cgroup(&self->w, a));
+	ASSERT_EQ(0, make_cgroup(&self->w, b));
+	ASSERT_EQ(0, sleepers(&self->w, a, MANY, &want));
+	fd = open(a, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	ASSERT_LE(0, fd);
+	nl = dump_socket();
+	ASSERT_LE(0, nl);
+	got.n = 0;
+	got.dropped = 0;
+	ASSERT_EQ(0, dump_start(&self->w, nl, fd, &seq));
+	close(fd);
+	first = tsnl_dump_part(nl, seq, keep, &got, NULL, &done);
+	ASSERT_LE(0, first) TH_LOG("the dump failed: %s", strerror(-first));
+	ASSERT_FALSE(done) TH_LOG("the first part ended the dump: no task left to move");
+	for (int i = 0; i < want.n; i++) {
+		if (has_rec(&got, want.id[i]))
+			continue;
+		snprintf(pid, sizeof(pid), "%u", want.id[i]);
+		ASSERT_EQ(0, ts_write_file(procs, pid));
+		moved++;
+	}
+	ASSERT_EQ(0, sleepers(&self->w, a, NEWCOMERS, &newcomers));
+	second = tsnl_dump_part(nl, seq, keep, &got, NULL, &done);
+	ASSERT_LE(0, second) TH_LOG("the dump failed: %s", strerror(-second));
+	ASSERT_FALSE(done) TH_LOG("the second part ended the dump: none built after the moves");
+	rest = dump_rest(nl, seq, &got);
+	close(nl);
+	ASSERT_LE(0, rest) TH_LOG("the dump failed: %s", strerror(-rest));
+	TH_LOG("records: %d in the first part, %d in the second, %d after; %d tasks moved",
+	       first, second, rest, moved);
+	EXPECT_LT(0, rest) TH_LOG("no record in a part built after the moves");
+	for (int i = 0; i < newcomers.n; i++) {
+		EXPECT_FALSE(has_rec(&got, newcomers.id[i]))
+			TH_LOG("%u, a newcomer, was sent", newcomers.id[i]);
+	}
+	EXPECT_TRUE(same_ids(&got, &want, TASKSTATS_TYPE_AGGR_PID, true));
+}
+
+/* The nr_dying_descendants of the cgroup @dir, or -errno. */
+static int dying_descendants(const char *dir)
+{
+	static const char key[] = "nr_dying_descendants ";
+	char path[PATH_BUF + 16], buf[4096], *p;
+	int n;
+
+	snprintf(path, sizeof(path), "%s/cgroup.stat", dir);
+	n = ts_read_file(path, buf, sizeof(buf));
+	if (n < 0)
+		return n;
+	p = strstr(buf, key);
+	return p ? atoi(p + strlen(key)) : -ENOENT;
+}
+
+/* Removes the empty cgroup @dir, waiting at most WAIT_MS for it to empty. */
+static int remove_empty(const char *dir)
+{
+	for (int ms = 0; ms < WAIT_MS; ms++) {
+		if (!rmdir(dir))
+			return 0;
+		if (errno != EBUSY)
+			return -errno;
+		usleep(1000);
+	}
+	return -EBUSY;
+}
+
+/*
+ * A dump of a cgroup of MANY tasks is left after its first part, its
+ * socket open and unread; the tasks are killed and reaped and the cgroup
+ * removed. The cgroup, dying, is freed all the same, within WAIT_MS: the
+ * dump holds no task, css_set or cgroup between its parts. The count is
+ * the test cgroup's own, which nothing else touches; the cgroup may be
+ * dying still or already freed when it is first read.
+ */
+TEST_F_TIMEOUT(cgroup, cgroup_dump_left_unread_keeps_no_removed_cgroup_alive, 120)
+{
+	int nl, fd, first, before, removed, now, ms;
+	char c[PATH_BUF + 8];
+	struct ids want = { 0 };
+	uint32_t seq;
+	bool done;
+
+	if (!self->w.series)
+		SKIP(return, SKIP_DUMP);
+	snprintf(c, sizeof(c), "%s/c", self->w.dir);
+	before = dying_descendants(self->w.dir);
+	ASSERT_LE(0, before) TH_LOG("%s/cgroup.stat: %s", self->w.dir, strerror(-before));
+	ASSERT_EQ(0, make_cgroup(&self->w, c));
+	ASSERT_EQ(0, sleepers(&self->w, c, MANY, &want));
+	fd = open(c, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	ASSERT_LE(0, fd);
+	nl = dump_socket();
+	ASSERT_LE(0, nl);
+	got.n = 0;
+	got.dropped = 0;
+	ASSERT_EQ(0, dump_start(&self->w, nl, fd, &seq));
+	close(fd);
+	first = tsnl_dump_part(nl, seq, keep, &got, NULL, &done);
+	ASSERT_LE(0, first) TH_LOG("the dump failed: %s", strerror(-first));
+	ASSERT_FALSE(done) TH_LOG("the first part ended the dump: it holds nothing");
+	reap_kids(&self->w);
+	ASSERT_EQ(0, remove_empty(c));
+	removed = dying_descendants(self->w.dir);
+	now = removed;
+	for (ms = 0; now > before && ms < WAIT_MS; ms += 10) {
+		usleep(10000);
+		now = dying_descendants(self->w.dir);
+	}
+	TH_LOG("dying descendants of the test cgroup: %d before, %d after rmdir, %d %d ms later",
+	       before, removed, now, ms);
+	close(nl);
+	EXPECT_LE(0, now);
+	EXPECT_LE(now, before) TH_LOG("the dump left unread keeps the removed cgroup");
+}
+
+/*
+ * The request of a dump of a cgroup of MANY tasks is sent, then the tasks
+ * are killed and reaped before the first read. That first part may have
+ * been built in the send, before the exits, with tasks still alive then;
+ * every later part is built after them: none of those has a record, and
+ * the dump ends with NLMSG_DONE 0.
+ */
+TEST_F_TIMEOUT(cgroup, cgroup_dump_leaves_out_the_tasks_that_exit_before_their_turn, 120)
+{
+	struct ids want = { 0 };
+	int nl, first, later;
+	uint32_t seq;
+	bool done;
+
+	if (!self->w.series)
+		SKIP(return, SKIP_DUMP);
+	ASSERT_EQ(0, sleepers(&self->w, self->w.dir, MANY, &want));
+	nl = dump_socket();
+	ASSERT_LE(0, nl);
+	got.n = 0;
+	got.dropped = 0;
+	ASSERT_EQ(0, dump_start(&self->w, nl, self->w.dirfd, &seq));
+	reap_kids(&self->w);
+	first = tsnl_dump_part(nl, seq, keep, &got, NULL, &done);
+	ASSERT_LE(0, first) TH_LOG("the dump failed: %s", strerror(-first));
+	later = done ? 0 : dump_rest(nl, seq, &got);
+	close(nl);
+	TH_LOG("%d records in the first part, %d in the later ones, of %d tasks",
+	       first, later, MANY);
+	ASSERT_LT(first, MANY) TH_LOG("the first part sent every task: none had to be looked up");
+	EXPECT_EQ(0, later) TH_LOG("the dump ended with %s", later < 0 ?
+				   strerror(-later) : "records of tasks reaped");
+	for (int i = 0; i < got.n; i++) {
+		EXPECT_TRUE(has_id(&want, got.rec[i].id))
+			TH_LOG("%u is not of the cgroup's tasks", got.rec[i].id);
 	}
 }
 

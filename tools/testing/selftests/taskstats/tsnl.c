@@ -613,6 +613,57 @@ int tsnl_dump_records(const struct nlmsghdr *h, tsnl_dump_fn fn, void *arg)
 }
 
 /**
+ * tsnl_dump_part() - read one part of a dump: one datagram, as the
+ * kernel builds one skb of the dump per read of the socket.
+ * @seq: the number of the request that started the dump; messages of
+ *	other requests (exit records multicast to a listener) are skipped
+ * @fn: called for every record, in the order the kernel sent them
+ * @count: if not NULL, adds how the records came (see tsnl.h)
+ * @done: set once the dump has ended, by its NLMSG_DONE or an NLMSG_ERROR
+ *
+ * Return: the number of records of the part, or the negative errno of the
+ * read or of the dump, be it its first message (an NLMSG_ERROR: the dump
+ * did not start) or the code of its NLMSG_DONE.
+ */
+int tsnl_dump_part(int fd, uint32_t seq, tsnl_dump_fn fn, void *arg,
+		   struct tsnl_dump_count *count, bool *done)
+{
+	static char buf[TSNL_BUF_SIZE];
+	int n, records = 0, err;
+	struct nlmsghdr *h;
+
+	*done = false;
+	n = tsnl_recv(fd, buf, sizeof(buf), 0);
+	if (n < 0)
+		return n;
+	if (count)
+		count->reads++;
+	for (h = (void *)buf; NLMSG_OK(h, n); h = NLMSG_NEXT(h, n)) {
+		if (h->nlmsg_seq != seq)
+			continue;
+		if (h->nlmsg_type == NLMSG_DONE) {
+			*done = true;
+			err = *(int *)NLMSG_DATA(h);
+			return err < 0 ? err : records;
+		}
+		if (h->nlmsg_type == NLMSG_ERROR) {
+			*done = true;
+			return ((struct nlmsgerr *)NLMSG_DATA(h))->error;
+		}
+		err = tsnl_dump_records(h, fn, arg);
+		if (err < 0)
+			return err;
+		records += err;
+		if (count) {
+			count->messages++;
+			if (err > count->most)
+				count->most = err;
+		}
+	}
+	return records;
+}
+
+/**
  * tsnl_dump_msg() - send the dump request @m and read the dump it starts.
  * @m: a TASKSTATS_CMD_GET with NLM_F_DUMP and whatever attributes
  * @fn: called for every record, in the order the kernel sent them
@@ -625,40 +676,22 @@ int tsnl_dump_records(const struct nlmsghdr *h, tsnl_dump_fn fn, void *arg)
 int tsnl_dump_msg(int fd, struct tsnl_msg *m, tsnl_dump_fn fn, void *arg,
 		  struct tsnl_dump_count *count)
 {
-	static char buf[TSNL_BUF_SIZE];
 	struct tsnl_dump_count c = { 0 };
 	int n, records = 0, err;
+	bool done = false;
 
 	err = tsnl_send(fd, m);
 	if (err)
 		return err;
-	for (;;) {
-		struct nlmsghdr *h;
-
-		n = tsnl_recv(fd, buf, sizeof(buf), 0);
+	while (!done) {
+		n = tsnl_dump_part(fd, m->nlh.nlmsg_seq, fn, arg, &c, &done);
 		if (n < 0)
 			return n;
-		c.reads++;
-		for (h = (void *)buf; NLMSG_OK(h, n); h = NLMSG_NEXT(h, n)) {
-			if (h->nlmsg_seq != m->nlh.nlmsg_seq)
-				continue;
-			if (h->nlmsg_type == NLMSG_DONE) {
-				err = *(int *)NLMSG_DATA(h);
-				if (count)
-					*count = c;
-				return err < 0 ? err : records;
-			}
-			if (h->nlmsg_type == NLMSG_ERROR)
-				return ((struct nlmsgerr *)NLMSG_DATA(h))->error;
-			err = tsnl_dump_records(h, fn, arg);
-			if (err < 0)
-				return err;
-			records += err;
-			c.messages++;
-			if (err > c.most)
-				c.most = err;
-		}
+		records += n;
 	}
+	if (count)
+		*count = c;
+	return records;
 }
 
 /**

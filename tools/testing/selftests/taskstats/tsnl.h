@@ -92,6 +92,9 @@ int tsnl_dump(int fd, uint16_t family, bool tgid, tsnl_dump_fn fn, void *arg,
 	      struct tsnl_dump_count *count);
 int tsnl_dump_msg(int fd, struct tsnl_msg *m, tsnl_dump_fn fn, void *arg,
 		  struct tsnl_dump_count *count);
+/* One part of the dump tsnl_send() started with request number @seq. */
+int tsnl_dump_part(int fd, uint32_t seq, tsnl_dump_fn fn, void *arg,
+		   struct tsnl_dump_count *count, bool *done);
 
 /* Flags of tsnl_dump_cgroup(): the attributes it adds to the request. */
 #define TSNL_DUMP_TGID		1	/* TASKSTATS_CMD_ATTR_DUMP_TGID */
