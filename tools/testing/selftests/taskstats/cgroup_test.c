@@ -550,6 +550,16 @@ static void expect_counts(struct __test_metadata *_metadata,
 	EXPECT_EQ(want->nr_io_wait, got->nr_io_wait);
 }
 
+/* Asks for the counts of the cgroup open at @fd and compares every field. */
+static void expect_cgroup(struct __test_metadata *_metadata, struct world *w,
+			  int fd, const struct cgroupstats *want)
+{
+	struct cgroupstats cs;
+
+	ASSERT_EQ(1, counts(w, fd, &cs));
+	expect_counts(_metadata, want, &cs);
+}
+
 /* A sleeper stopped by SIGSTOP. */
 static int stopped(struct world *w, const char *cgroup, struct kid **out)
 {
@@ -647,48 +657,44 @@ TEST_F(cgroup, cgroupstats_of_a_v2_cgroup_counts_here_and_is_einval_on_the_refer
 
 TEST_F(cgroup, an_empty_cgroup_counts_no_task)
 {
-	struct cgroupstats cs, want = { 0 };
+	struct cgroupstats want = { 0 };
 
 	if (!self->w.series)
 		SKIP(return, SKIP_COUNTS);
-	ASSERT_EQ(1, counts(&self->w, self->w.dirfd, &cs));
-	expect_counts(_metadata, &want, &cs);
+	expect_cgroup(_metadata, &self->w, self->w.dirfd, &want);
 }
 
 TEST_F(cgroup, a_task_blocked_reading_a_pipe_counts_as_sleeping)
 {
-	struct cgroupstats cs, want = { .nr_sleeping = 1 };
+	struct cgroupstats want = { .nr_sleeping = 1 };
 	struct kid *k;
 
 	if (!self->w.series)
 		SKIP(return, SKIP_COUNTS);
 	ASSERT_EQ(0, sleeper(&self->w, self->w.dir, 0, &k));
-	ASSERT_EQ(1, counts(&self->w, self->w.dirfd, &cs));
-	expect_counts(_metadata, &want, &cs);
+	expect_cgroup(_metadata, &self->w, self->w.dirfd, &want);
 }
 
 TEST_F(cgroup, a_busy_task_counts_as_running)
 {
-	struct cgroupstats cs, want = { .nr_running = 1 };
+	struct cgroupstats want = { .nr_running = 1 };
 	struct kid *k;
 
 	if (!self->w.series)
 		SKIP(return, SKIP_COUNTS);
 	ASSERT_EQ(0, spawn(&self->w, &(struct spec){ .cgroup = self->w.dir, .kind = BUSY }, &k));
-	ASSERT_EQ(1, counts(&self->w, self->w.dirfd, &cs));
-	expect_counts(_metadata, &want, &cs);
+	expect_cgroup(_metadata, &self->w, self->w.dirfd, &want);
 }
 
 TEST_F(cgroup, a_task_stopped_by_sigstop_counts_as_stopped)
 {
-	struct cgroupstats cs, want = { .nr_stopped = 1 };
+	struct cgroupstats want = { .nr_stopped = 1 };
 	struct kid *k;
 
 	if (!self->w.series)
 		SKIP(return, SKIP_COUNTS);
 	ASSERT_EQ(0, stopped(&self->w, self->w.dir, &k));
-	ASSERT_EQ(1, counts(&self->w, self->w.dirfd, &cs));
-	expect_counts(_metadata, &want, &cs);
+	expect_cgroup(_metadata, &self->w, self->w.dirfd, &want);
 }
 
 TEST_F(cgroup, a_writer_blocked_by_a_frozen_file_system_counts_as_uninterruptible)
@@ -714,27 +720,25 @@ TEST_F(cgroup, a_writer_blocked_by_a_frozen_file_system_counts_as_uninterruptibl
  */
 TEST_F(cgroup, a_killable_wait_counts_in_no_state)
 {
-	struct cgroupstats cs, want = { .nr_sleeping = 1 };
+	struct cgroupstats want = { .nr_sleeping = 1 };
 	struct kid *k;
 
 	if (!self->w.series)
 		SKIP(return, SKIP_COUNTS);
 	ASSERT_EQ(0, spawn(&self->w, &(struct spec){ .cgroup = self->w.dir, .kind = VFORKER }, &k));
 	ASSERT_EQ('D', ts_proc_state(k->pid));
-	ASSERT_EQ(1, counts(&self->w, self->w.dirfd, &cs));
-	expect_counts(_metadata, &want, &cs);
+	expect_cgroup(_metadata, &self->w, self->w.dirfd, &want);
 }
 
 TEST_F(cgroup, every_thread_of_a_process_counts_on_its_own)
 {
-	struct cgroupstats cs, want = { .nr_sleeping = 4 };
+	struct cgroupstats want = { .nr_sleeping = 4 };
 	struct kid *k;
 
 	if (!self->w.series)
 		SKIP(return, SKIP_COUNTS);
 	ASSERT_EQ(0, sleeper(&self->w, self->w.dir, 3, &k));
-	ASSERT_EQ(1, counts(&self->w, self->w.dirfd, &cs));
-	expect_counts(_metadata, &want, &cs);
+	expect_cgroup(_metadata, &self->w, self->w.dirfd, &want);
 }
 
 TEST_F(cgroup, one_task_of_each_state_counts_once_in_its_own_field)
