@@ -238,7 +238,16 @@ def header_version():
 
 
 def ynl_get_of_pid_1_prints_its_record_by_field_name():
-    rec = ynl('--do', 'get', '--json', '{"pid": 1}')['aggr-pid']
+    try:
+        rec = ynl('--do', 'get', '--json', '{"pid": 1}')['aggr-pid']
+    except AssertionError as e:
+        # ynl decodes a fixed struct only whole: a kernel whose record
+        # is an older, shorter version than the spec's cannot be read.
+        if not series_kernel() and 'unpack_from requires a buffer' in str(e):
+            raise Skip('this kernel\'s struct taskstats is shorter than the '
+                       'spec\'s (version 17): ynl decodes a fixed struct '
+                       'only whole') from e
+        raise
     stats = rec['stats']
     assert rec['pid'] == 1 and stats['ac-pid'] == 1, rec
     # This series fills the header's version; another kernel its own.
