@@ -515,6 +515,24 @@ static int write_map(const char *file, const char *map)
 	return ts_write_file(path, map);
 }
 
+/*
+ * Forks children that exit at once and reaps them, as fast as it can,
+ * until killed; counts each in *@forks (shared memory, or NULL).
+ */
+void fork_exit_forever(unsigned long *forks)
+{
+	for (;;) {
+		pid_t c = fork();
+
+		if (c == 0)
+			_exit(0);
+		if (c > 0)
+			waitpid(c, NULL, 0);
+		if (forks)
+			__atomic_add_fetch(forks, 1, __ATOMIC_RELAXED);
+	}
+}
+
 /* Becomes @uid with no capabilities, dumpable like a login's processes. */
 void become(uid_t uid)
 {

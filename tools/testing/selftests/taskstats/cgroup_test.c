@@ -442,15 +442,7 @@ static int churn_start(struct world *w)
 	if (w->churner == 0) {
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		close(w->hold[1]);
-		for (;;) {
-			pid_t c = fork();
-
-			if (c == 0)
-				_exit(0);
-			if (c > 0)
-				waitpid(c, NULL, 0);
-			__atomic_add_fetch(&w->mess->forks, 1, __ATOMIC_RELAXED);
-		}
+		fork_exit_forever(&w->mess->forks);
 	}
 	return 0;
 }

@@ -21,6 +21,7 @@
 #include <sys/wait.h>
 
 #include "../kselftest_harness.h"
+#include "agent.h"
 #include "tsnl.h"
 
 #define NCHILD		32
@@ -204,16 +205,8 @@ static pid_t churn(void)
 {
 	pid_t pid = fork();
 
-	if (pid == 0) {
-		for (;;) {
-			pid_t c = fork();
-
-			if (c == 0)
-				_exit(0);
-			if (c > 0)
-				waitpid(c, NULL, 0);
-		}
-	}
+	if (pid == 0)
+		fork_exit_forever(NULL);
 	return pid;
 }
 

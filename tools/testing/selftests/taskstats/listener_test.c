@@ -57,16 +57,8 @@ static pid_t exit_storm(void)
 {
 	pid_t pid = fork();
 
-	if (pid == 0) {
-		for (;;) {
-			pid_t c = fork();
-
-			if (c == 0)
-				_exit(0);
-			if (c > 0)
-				waitpid(c, NULL, 0);
-		}
-	}
+	if (pid == 0)
+		fork_exit_forever(NULL);
 	return pid;
 }
 
