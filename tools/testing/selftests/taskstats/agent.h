@@ -74,7 +74,7 @@ struct agent {
 int send_fd(int sock, const void *buf, size_t len, int fd);
 int recv_fd(int sock, void *buf, size_t len, int *fd);
 void become(uid_t uid);
-void fork_exit_forever(unsigned long *forks) __attribute__((noreturn));
+void fork_exit_forever(unsigned long *forks);	/* never returns */
 int agent_start(struct agent *a, enum who role, pid_t *init);
 void agent_stop(struct agent *a);
 int ask2(struct agent *a, int op, int arg, const char *name, int pidfd,
