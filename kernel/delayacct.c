@@ -7,6 +7,7 @@
  * recording path all classes share, the copy of a task's delays into a
  * struct taskstats, and the switches (boot parameter and sysctl).
  */
+#include <linux/bitops.h>
 #include <linux/delayacct.h>
 #include <linux/init.h>
 #include <linux/mutex.h>
@@ -173,6 +174,7 @@ static void delayacct_record(struct task_delay_info *d,
 	raw_spin_lock_irqsave(&d->lock, flags);
 	d->total[class] = delayacct_add_wrap(d->total[class], ns);
 	d->count[class]++;
+	WRITE_ONCE(d->classes, d->classes | BIT(class));
 	if (ns > d->max[class]) {
 		d->max[class] = ns;
 		d->max_ts[class] = ktime_get_real_ns();
@@ -335,7 +337,7 @@ int delayacct_add_tsk(struct taskstats *d, struct task_struct *tsk)
 {
 	struct task_delay_info *di = tsk->delays;
 	struct sched_info *si = &tsk->sched_info;
-	unsigned long flags;
+	unsigned long flags, classes;
 	int c;
 
 	delayacct_add_run_times(d, tsk);
@@ -343,21 +345,21 @@ int delayacct_add_tsk(struct taskstats *d, struct task_struct *tsk)
 			READ_ONCE(si->run_delay), READ_ONCE(si->max_run_delay),
 			READ_ONCE(si->min_run_delay),
 			READ_ONCE(si->max_run_delay_ts));
-	if (!di)
+	/*
+	 * Most tasks never wait in most classes, and merging nothing changes
+	 * nothing: a task that never waited costs no lock, and one that did
+	 * costs only its classes. A class that starts recording meanwhile is
+	 * as if read a moment earlier.
+	 */
+	if (!di || !READ_ONCE(di->classes))
 		return 0;
 
 	raw_spin_lock_irqsave(&di->lock, flags);
-	for (c = 0; c < DELAYACCT_NR_CLASSES; c++) {
-		/*
-		 * Most tasks never wait in most classes: merging nothing
-		 * changes nothing. A count that wrapped to 0 leaves max set.
-		 */
-		if (!di->count[c] && !di->max[c])
-			continue;
+	classes = di->classes;
+	for_each_set_bit(c, &classes, DELAYACCT_NR_CLASSES)
 		delayacct_merge(d, &delayacct_uapi[c], di->count[c],
 				di->total[c], di->max[c], di->min[c],
 				di->max_ts[c]);
-	}
 	raw_spin_unlock_irqrestore(&di->lock, flags);
 	return 0;
 }

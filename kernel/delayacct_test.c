@@ -45,7 +45,8 @@ static void delayacct_extremes_follow_the_delays(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, d.min[DELAYACCT_SWAPIN], 100ULL);
 	KUNIT_EXPECT_GE(test, d.max_ts[DELAYACCT_SWAPIN], before);
 	KUNIT_EXPECT_LE(test, d.max_ts[DELAYACCT_SWAPIN], ktime_get_real_ns());
-	/* Other classes are untouched. */
+	/* Other classes are untouched, and readers will skip them. */
+	KUNIT_EXPECT_EQ(test, d.classes, (u32)BIT(DELAYACCT_SWAPIN));
 	KUNIT_EXPECT_EQ(test, d.count[DELAYACCT_BLKIO], 0U);
 	KUNIT_EXPECT_EQ(test, d.min[DELAYACCT_BLKIO], 0ULL);
 }

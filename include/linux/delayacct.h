@@ -57,6 +57,11 @@ enum delayacct_class {
  */
 struct task_delay_info {
 	raw_spinlock_t	lock;			/* guards everything below but start */
+	/*
+	 * Bit c set once class c recorded a delay: a reader skips the lock
+	 * and the classes of a task that never waited, most of a TGID GET.
+	 */
+	u32		classes;
 	u32		count[DELAYACCT_NR_CLASSES];
 	u64		start[DELAYACCT_NR_TIMED];	/* local_clock(), 0 = none */
 	u64		total[DELAYACCT_NR_CLASSES];	/* ns, wraps to 0 */
