@@ -15,7 +15,7 @@
 RIG := scripts/rig
 export KERNEL KSRC BUILD TESTS QEMU_ARGS KERNEL_ARGS ACCEL TIMEOUT JOBS EXTRA_CONFIG BENCH_RUNS BENCH_MODE DEBUG IMAGE FUZZ_SEED
 
-.PHONY: help deps tree series checkpatch config kernel userspace run check check-debug fuzz check-configs memory bench clean distclean
+.PHONY: help deps tree import check-bisect series checkpatch config kernel userspace run check check-debug fuzz check-configs memory bench clean distclean
 
 help:
 	@sed -n 's/^#   //p; s/^## //p' Makefile
@@ -33,6 +33,11 @@ check:
 check-debug:
 	@start=$$(date +%s); DEBUG=1 $(RIG) check; rc=$$?; \
 	 echo "rig: check-debug took $$(( $$(date +%s) - start )) s"; exit $$rc
+
+## check-bisect  apply the series patch by patch: build every step, boot the last of each kernel-side group
+check-bisect:
+	@start=$$(date +%s); $(RIG) check-bisect; rc=$$?; \
+	 echo "rig: check-bisect took $$(( $$(date +%s) - start )) s"; exit $$rc
 
 ## fuzz        the netlink fuzzer alone, a million messages (FUZZ_SEED=N replays a seed)
 fuzz:
@@ -57,6 +62,10 @@ deps:
 ## tree        prepare the base tree and the series tree
 tree:
 	@$(RIG) tree
+
+## import      write edits of the series' commits in build/src/stage back to the overlay and patches/
+import:
+	@$(RIG) import
 
 ## series      write the git format-patch series to build/series
 series:
