@@ -276,14 +276,24 @@ def goals(data, clocks=CLOCKS):
                          "≤ 1/20 of the whole-system dump (series)", clock,
                          f"cgroup/whole {r:.3f}" + (f" (1/{1 / r:.0f})" if r > 0 else ""),
                          "met" if r <= 1 / 20 else "**not met**"])
-        # container listeners cost host exits <= 2 %, in the series
-        ns, l0 = cell("exit_ns1000", clock, "series"), cell("exit_l0", clock, "series")
-        r = ratio(ns, l0)
-        if r is not None:
-            rows.append(["fork+exit+wait with 1 000 listeners registered from containers: "
-                         "within 2 % of no listener (series)", clock,
-                         f"ns1000/l0 {r:.3f} (cost {(1 - r) * 100:+.1f} %)",
-                         goal_status(r >= 0.98, ns, l0, "forks/s")])
+        # container listeners cost host exits <= 2 %, in the series: against
+        # the same containers without a listener, so that what is measured
+        # is the listeners, not the namespaces
+        ns = cell("exit_ns1000", clock, "series")
+        for base, what in (("exit_ns0", "the same 4 containers without a listener"),
+                           ("exit_l0", "no container and no listener")):
+            r = ratio(ns, cell(base, clock, "series"))
+            if r is None:
+                continue
+            if base == "exit_ns0":
+                rows.append(["fork+exit+wait with 1 000 listeners registered from "
+                             f"containers: within 2 % of {what} (series)", clock,
+                             f"ns1000/ns0 {r:.3f} (cost {(1 - r) * 100:+.1f} %)",
+                             goal_status(r >= 0.98, ns, cell(base, clock, "series"),
+                                         "forks/s")])
+            else:
+                rows.append([f"(for comparison) the same against {what}", clock,
+                             f"ns1000/l0 {r:.3f} (cost {(1 - r) * 100:+.1f} %)", "–"])
         # no-listener exit cost <= 1 % against TASKSTATS=n
         ser, nos = cell("exit_l0", clock, "series"), cell("exit_l0", clock, "nostats")
         r = ratio(ser, nos)
