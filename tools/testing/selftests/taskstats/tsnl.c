@@ -694,6 +694,19 @@ int tsnl_dump_msg(int fd, struct tsnl_msg *m, tsnl_dump_fn fn, void *arg,
 	return records;
 }
 
+/* A dump request: of one cgroup if @cgroup_fd is not negative. */
+static void tsnl_dump_request(struct tsnl_msg *m, uint16_t family,
+			      int cgroup_fd, int flags)
+{
+	tsnl_msg_init(m, family, TASKSTATS_CMD_GET, NLM_F_DUMP);
+	if (cgroup_fd >= 0)
+		tsnl_put_u32(m, TASKSTATS_CMD_ATTR_DUMP_CGROUP_FD, cgroup_fd);
+	if (flags & TSNL_DUMP_TGID)
+		tsnl_put(m, TASKSTATS_CMD_ATTR_DUMP_TGID, NULL, 0);
+	if (flags & TSNL_DUMP_SUBTREE)
+		tsnl_put(m, TASKSTATS_CMD_ATTR_DUMP_SUBTREE, NULL, 0);
+}
+
 /**
  * tsnl_dump() - TASKSTATS_CMD_GET with NLM_F_DUMP.
  * @tgid: ask for one record per thread group (TASKSTATS_CMD_ATTR_DUMP_TGID)
@@ -708,9 +721,7 @@ int tsnl_dump(int fd, uint16_t family, bool tgid, tsnl_dump_fn fn, void *arg,
 {
 	struct tsnl_msg m;
 
-	tsnl_msg_init(&m, family, TASKSTATS_CMD_GET, NLM_F_DUMP);
-	if (tgid)
-		tsnl_put(&m, TASKSTATS_CMD_ATTR_DUMP_TGID, NULL, 0);
+	tsnl_dump_request(&m, family, -1, tgid ? TSNL_DUMP_TGID : 0);
 	return tsnl_dump_msg(fd, &m, fn, arg, count);
 }
 
@@ -727,13 +738,7 @@ int tsnl_dump_cgroup(int fd, uint16_t family, int cgroup_fd, int flags,
 {
 	struct tsnl_msg m;
 
-	tsnl_msg_init(&m, family, TASKSTATS_CMD_GET, NLM_F_DUMP);
-	if (cgroup_fd >= 0)
-		tsnl_put_u32(&m, TASKSTATS_CMD_ATTR_DUMP_CGROUP_FD, cgroup_fd);
-	if (flags & TSNL_DUMP_TGID)
-		tsnl_put(&m, TASKSTATS_CMD_ATTR_DUMP_TGID, NULL, 0);
-	if (flags & TSNL_DUMP_SUBTREE)
-		tsnl_put(&m, TASKSTATS_CMD_ATTR_DUMP_SUBTREE, NULL, 0);
+	tsnl_dump_request(&m, family, cgroup_fd, flags);
 	return tsnl_dump_msg(fd, &m, fn, arg, NULL);
 }
 
