@@ -650,9 +650,11 @@ static void spin_then_read(void *arg)
 }
 
 /*
- * Each of 200 O_DIRECT reads waits for the disk once. Upstream stamped
- * the start of a late-dequeued wait on the task that dequeued it, and
- * lost the wait.
+ * Each of 200 O_DIRECT reads that does not complete at once waits for
+ * the disk once: the child's voluntary switches (it only spins and
+ * reads) are the ground truth, and each must be a counted block I/O
+ * wait. Upstream stamped the start of a late-dequeued wait on the task
+ * that dequeued it, and lost the wait.
  */
 TEST_F_TIMEOUT(delay, block_io_waits_of_a_task_dequeued_late_are_counted, 120)
 {
@@ -675,8 +677,13 @@ TEST_F_TIMEOUT(delay, block_io_waits_of_a_task_dequeued_late_are_counted, 120)
 	waitpid(rival, NULL, 0);
 	TH_LOG("200 reads: blkio count %llu, voluntary switches %llu",
 	       (unsigned long long)ts.blkio_count, (unsigned long long)ts.nvcsw);
+	if (ts.nvcsw < 100)
+		SKIP(return, "only %llu of 200 reads blocked: too few to tell",
+		     (unsigned long long)ts.nvcsw);
 	CHECK_CLASS(blkio);
-	EXPECT_LE(180ULL, ts.blkio_count);
+	/* The exit and the first page faults may switch too. */
+	EXPECT_LE(ts.nvcsw - 5, ts.blkio_count);
+	EXPECT_LE(ts.blkio_count, ts.nvcsw);
 }
 
 /*
