@@ -246,8 +246,8 @@ static inline void delayacct_cpu_delay(struct task_struct *t, u64 delta)
 	/*
 	 * "!min || wait < min" for a wait that is not zero (a task put on a
 	 * CPU the instant it was queued did not wait) in one unsigned
-	 * compare: 0 - 1 is the largest u64, so no wait is below an unset
-	 * minimum's and a zero wait is below none.
+	 * compare: 0 - 1 is the largest u64, so every wait is below an unset
+	 * minimum and a zero wait is below none.
 	 */
 	if (wait - 1 < si->min_run_delay - 1)
 		si->min_run_delay = wait;
