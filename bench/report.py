@@ -510,7 +510,9 @@ def memory_text(run_dir):
 def build(data, meta, run_dir, files, notes=None):
     lines = ["# taskstats benchmark: series against reference", ""]
     lines += meta_text(meta, guest_releases(run_dir), run_dir)
-    lines += ["", f"{files} result files. Medians over the boots of each kernel; "
+    lines += ["", f"{files} result files. Medians over the boots of each kernel; boot i "
+              "runs the workload blocks (delays, GETs, collecting, exits) starting at "
+              "block i, so that the boots differ in what ran before each row; "
               "ratio = series median / reference median (for ↑ rows above 1 is "
               "better, for ↓ rows below 1 is better); spread = (max − min) / median "
               "of each kernel's boots; the verdict calls a difference only when the "
