@@ -196,17 +196,13 @@ def kernel_policy():
     return {op: policies.get(pid, {}) for op, pid in op_policy.items()}
 
 
-# What the kernel's policy calls the spec's attribute types.
-POLICY_TYPE = {'u32': 'u32', 'string': 'string', 'flag': 'flag'}
-
-
 def spec_request_attributes_are_the_kernels_policy():
     spec = load_spec()
     policy = kernel_policy()
     series = series_kernel()
     sets = {s['name']: s for s in spec['attribute-sets']}
     for set_name, cmd in (('cmd', 1), ('cgroupstats-cmd', 4)):
-        want = {v: POLICY_TYPE[t] for n, v, t in attr_values(sets[set_name])
+        want = {v: t for n, v, t in attr_values(sets[set_name])
                 if t != 'unused' and (series or not n.startswith('dump-'))}
         assert policy.get(cmd) == want, \
             f'command {cmd}: the kernel\'s policy is {policy.get(cmd)}, the spec\'s {want}'
@@ -312,10 +308,10 @@ def pyroute2_get_pid_stat_reads_pid_1():
 
 
 def pyroute2_dump_read_message_by_message_sees_every_task_once():
+    ts = pyroute2()
     from pyroute2.netlink import NLM_F_DUMP, NLM_F_REQUEST
     from pyroute2.netlink.exceptions import NetlinkError
     from pyroute2.netlink.taskstats import TASKSTATS_CMD_GET, tcmd
-    ts = pyroute2()
 
     def ids():
         msg = tcmd()
