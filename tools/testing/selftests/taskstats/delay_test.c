@@ -499,7 +499,7 @@ TEST_F_TIMEOUT(delay, cycling_memory_through_swap_waits_in_thrashing, 300)
 			kills = now;
 			TH_LOG("run %d: the child was OOM-killed; running it again", tries);
 		} else if (!ts.thrashing_count) {
-			TH_LOG("run %d: reclaim took no refault for the working set's; running it again",
+			TH_LOG("run %d: no refault was of the working set; running it again",
 			       tries);
 		} else {
 			break;

@@ -2484,8 +2484,8 @@ out_kill:
 	printf("# GETs: %lu answered, %lu records, %lu ESRCH, %lu EPERM, %lu ENOMEM\n",
 	       getter.gets, getter.records, getter.esrch, getter.eperm, getter.enomem);
 	if (getter.reaped)
-		printf("# GETs: %lu records of a task reaped during the GET (ac_pid 0: upstream's answer; the series says ESRCH)\n",
-		       getter.reaped);
+		printf("# GETs: %lu records with ac_pid 0 %s\n", getter.reaped,
+		       "(reaped during the GET: upstream's answer; the series says ESRCH)");
 	printf("# exec loop: %lu generations; setns child: %lu round trips, %lu namespace pairs\n",
 	       execs, sh->setns_loops, sh->setns_made);
 
