@@ -257,18 +257,30 @@ void __delayacct_irq(struct task_struct *task, u32 delta)
 }
 
 /**
- * __delayacct_cpu_max() - a runqueue wait longer than any before it.
+ * __delayacct_cpu_delay() - a runqueue wait outside the range seen so far.
  * @si: the task's sched_info
- * @wait: the whole wait, ns
+ * @above_min: the wait (its part on this runqueue) minus the minimum so far,
+ *	wrapped if below it
  *
- * Out of line because it reads CLOCK_REALTIME: after a task's first waits
- * a new maximum is rare. Runs under the runqueue lock, which serialises
+ * Also a task's first waits and the end of a wait that began on another
+ * runqueue, even if its part here took no time. Out of line because it reads CLOCK_REALTIME
+ * for a new maximum, and because after a task's first waits most waits
+ * are inside the range. Runs under the runqueue lock, which serialises
  * all updates of @si.
  */
-void __delayacct_cpu_max(struct sched_info *si, u64 wait)
+void __delayacct_cpu_delay(struct sched_info *si, u64 above_min)
 {
-	si->max_run_delay = wait;
-	si->max_run_delay_ts = ktime_get_real_ns();
+	u64 wait = above_min + si->min_run_delay + si->moved_run_delay;
+
+	si->moved_run_delay = 0;
+	if (wait > si->max_run_delay) {
+		si->max_run_delay = wait;
+		si->max_run_delay_ts = ktime_get_real_ns();
+	}
+	if (wait && (!si->min_run_delay || wait < si->min_run_delay))
+		si->min_run_delay = wait;
+	if (si->min_run_delay)
+		si->run_delay_span = si->max_run_delay - si->min_run_delay + 1;
 }
 
 static u64 *ts_u64(struct taskstats *d, u16 offset)

@@ -138,6 +138,56 @@ static void delayacct_cpu_extremes_are_of_whole_waits(struct kunit *test)
 	delayacct_cpu_delay(t, 0);
 	KUNIT_EXPECT_EQ(test, t->sched_info.min_run_delay, 5ULL);
 	KUNIT_EXPECT_NE(test, t->sched_info.max_run_delay_ts, 0ULL);
+	/*
+	 * The leg on the new runqueue (30) lies inside the range; the whole
+	 * wait (40 + 30) does not.
+	 */
+	delayacct_cpu_wait_moved(t, 40);
+	delayacct_cpu_delay(t, 30);
+	KUNIT_EXPECT_EQ(test, t->sched_info.max_run_delay, 70ULL);
+	KUNIT_EXPECT_EQ(test, t->sched_info.min_run_delay, 5ULL);
+	KUNIT_EXPECT_EQ(test, t->sched_info.moved_run_delay, 0ULL);
+	/* A moved wait whose part here took no time is still a wait. */
+	delayacct_cpu_wait_moved(t, 80);
+	delayacct_cpu_delay(t, 0);
+	KUNIT_EXPECT_EQ(test, t->sched_info.max_run_delay, 80ULL);
+	KUNIT_EXPECT_EQ(test, t->sched_info.moved_run_delay, 0ULL);
+}
+
+/*
+ * Waits inside the range seen so far change nothing, the time of the
+ * maximum included; each wait beyond either end moves that end, and the
+ * next ones are judged against the new range.
+ */
+static void delayacct_cpu_extremes_follow_the_range(struct kunit *test)
+{
+	static const struct {
+		u64 wait, max, min;
+	} steps[] = {
+		{ 0, 0, 0 }, { 50, 50, 50 }, { 50, 50, 50 }, { 49, 50, 49 },
+		{ 51, 51, 49 }, { 10, 51, 10 }, { 30, 51, 10 }, { 10, 51, 10 },
+		{ 51, 51, 10 }, { 9, 51, 9 }, { 0, 51, 9 }, { 1000, 1000, 9 },
+		{ 999, 1000, 9 }, { 1, 1000, 1 }, { 1001, 1001, 1 },
+	};
+	struct task_struct *t;
+	u64 ts = 0;
+	int i;
+
+	t = kunit_kzalloc(test, sizeof(*t), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, t);
+	for (i = 0; i < ARRAY_SIZE(steps); i++) {
+		bool new_max = steps[i].max != t->sched_info.max_run_delay;
+
+		delayacct_cpu_delay(t, steps[i].wait);
+		KUNIT_EXPECT_EQ_MSG(test, t->sched_info.max_run_delay,
+				    steps[i].max, "step %d", i);
+		KUNIT_EXPECT_EQ_MSG(test, t->sched_info.min_run_delay,
+				    steps[i].min, "step %d", i);
+		if (new_max)
+			ts = t->sched_info.max_run_delay_ts;
+		KUNIT_EXPECT_EQ_MSG(test, t->sched_info.max_run_delay_ts, ts,
+				    "step %d", i);
+	}
 }
 
 static struct kunit_case delayacct_test_cases[] = {
@@ -148,6 +198,7 @@ static struct kunit_case delayacct_test_cases[] = {
 	KUNIT_CASE(delayacct_end_without_start_is_ignored),
 	KUNIT_CASE(delayacct_start_before_switch_on_is_discarded),
 	KUNIT_CASE(delayacct_cpu_extremes_are_of_whole_waits),
+	KUNIT_CASE(delayacct_cpu_extremes_follow_the_range),
 	{}
 };
 

@@ -17,7 +17,8 @@
  * it built in but switched off (the default; boot with "delayacct" or set
  * kernel.task_delayacct=1) a hook is one patched-out static branch, except
  * the cpu class's extremes, which the scheduler keeps next to its count
- * and total at every context switch (an add, two compares and a store).
+ * and total at every context switch (five instructions: see
+ * delayacct_cpu_delay()).
  * Switched on, a start is one local_clock() read and store; an end is one
  * local_clock() read and a short critical section on the task's raw
  * spinlock, plus a CLOCK_REALTIME read when the delay is a new maximum.
@@ -87,7 +88,7 @@ void __delayacct_end(struct task_struct *tsk, enum delayacct_class class);
 void __delayacct_thrashing_start(bool *in_thrashing);
 void __delayacct_thrashing_end(void);
 void __delayacct_irq(struct task_struct *task, u32 delta);
-void __delayacct_cpu_max(struct sched_info *si, u64 wait);
+void __delayacct_cpu_delay(struct sched_info *si, u64 above_min);
 int delayacct_add_tsk(struct taskstats *d, struct task_struct *tsk);
 __u64 __delayacct_blkio_ticks(struct task_struct *tsk);
 u64 delayacct_add_wrap(u64 total, u64 delta);
@@ -222,35 +223,44 @@ static inline void delayacct_irq(struct task_struct *task, u32 delta)
 /*
  * The cpu class's extremes, kept by the scheduler like its count and total
  * (sched_info), whether delay accounting is switched on or not: its
- * maximum is then always at least its average. A wait can span CPUs: a
- * task moved while it waits leaves part of the wait on the old runqueue
- * (delayacct_cpu_wait_moved(), from sched_info_dequeue()) and ends it on
- * the new one (delayacct_cpu_delay(), from sched_info_arrive()); the
- * extremes are of whole waits, as the count counts whole waits. rq lock
- * held. Cost per context switch: an add, a store and two compares, eight
- * instructions on x86-64; a CLOCK_REALTIME read only for a new maximum.
+ * maximum is then always at least its average. rq lock held.
+ *
+ * Most waits fall between the shortest and the longest so far and change
+ * neither. How far a wait lies above the minimum, compared with the
+ * range's width (run_delay_span), tells them apart in one unsigned
+ * compare: a wait below the minimum wraps above any width. A wait of zero
+ * (a task put on a CPU the instant it was queued did not wait) is tested
+ * first: it is frequent, since a wakeup that preempts skips the runqueue
+ * clock's next update. Per context switch that is five instructions on
+ * x86-64 (a test and a branch, a subtraction, a compare and a branch),
+ * four for a zero wait (which looks for a moved part). The rest take the
+ * out-of-line path: a new extreme, a task's first waits (the width is 0
+ * until one is known) and the end of a moved wait.
+ *
+ * A wait can span CPUs: a task moved while it waits leaves part of the
+ * wait on the old runqueue (delayacct_cpu_wait_moved(), from
+ * sched_info_dequeue()) and ends it on the new one (delayacct_cpu_delay(),
+ * from sched_info_arrive()); the extremes are of whole waits, as the count
+ * counts whole waits. The moved part zeroes the width, so that the end
+ * takes the out-of-line path, which adds the part back.
  */
 static inline void delayacct_cpu_wait_moved(struct task_struct *t, u64 delta)
 {
 	t->sched_info.moved_run_delay += delta;
+	t->sched_info.run_delay_span = 0;
 }
 
 static inline void delayacct_cpu_delay(struct task_struct *t, u64 delta)
 {
 	struct sched_info *si = &t->sched_info;
-	u64 wait = delta + si->moved_run_delay;
 
-	si->moved_run_delay = 0;
-	if (unlikely(wait > si->max_run_delay))
-		__delayacct_cpu_max(si, wait);
-	/*
-	 * "!min || wait < min" for a wait that is not zero (a task put on a
-	 * CPU the instant it was queued did not wait) in one unsigned
-	 * compare: 0 - 1 is the largest u64, so every wait is below an unset
-	 * minimum and a zero wait is below none.
-	 */
-	if (wait - 1 < si->min_run_delay - 1)
-		si->min_run_delay = wait;
+	if (delta) {
+		if (unlikely(delta - si->min_run_delay >= si->run_delay_span))
+			__delayacct_cpu_delay(si, delta - si->min_run_delay);
+	} else if (unlikely(si->moved_run_delay)) {
+		/* A zero wait is no wait, unless it ends a moved one. */
+		__delayacct_cpu_delay(si, -si->min_run_delay);
+	}
 }
 
 /* Block I/O delay in clock ticks, for /proc/PID/stat. */
