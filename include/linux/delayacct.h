@@ -130,16 +130,31 @@ static __always_inline void delayacct_end(struct task_struct *tsk,
 }
 
 /*
- * From the scheduler's block_task() as @p blocks, on I/O or not, whether
- * DELAY_DEQUEUE dequeues it now, later (from another task's pick) or not
- * at all (it is woken while still queued: ttwu_runnable() ends the wait).
- * The switch is tested before in_iowait: with accounting off, blocking
- * costs one patched-out branch, not a load and a test.
+ * Block I/O waits begin as the task blocks. The scheduler's __block_task()
+ * dequeues @p as it blocks (p is current), or later, from another task's
+ * pick, when DELAY_DEQUEUE kept @p queued: block_task() then started the
+ * wait with delayacct_blkio_start_queued() as @p blocked, and a task
+ * woken while still queued ends it in ttwu_runnable(). The switch is
+ * tested first: with accounting off, each is one patched-out branch, and
+ * a block that is not on I/O costs nothing beyond upstream's in_iowait
+ * test.
  */
 static inline void delayacct_blkio_start(struct task_struct *p)
 {
+	if (delayacct_active(p) && p == current)
+		__delayacct_start(p, DELAYACCT_BLKIO);
+}
+
+static inline void delayacct_blkio_start_queued(struct task_struct *p)
+{
 	if (delayacct_active(p) && p->in_iowait)
 		__delayacct_start(p, DELAYACCT_BLKIO);
+}
+
+static inline void delayacct_blkio_end_queued(struct task_struct *p)
+{
+	if (delayacct_active(p) && p->in_iowait)
+		__delayacct_end(p, DELAYACCT_BLKIO);
 }
 
 /* Called by the waker: @p is not current yet. */
@@ -279,6 +294,10 @@ static inline void delayacct_tsk_init(struct task_struct *tsk)
 static inline void delayacct_tsk_free(struct task_struct *tsk)
 {}
 static inline void delayacct_blkio_start(struct task_struct *p)
+{}
+static inline void delayacct_blkio_start_queued(struct task_struct *p)
+{}
+static inline void delayacct_blkio_end_queued(struct task_struct *p)
 {}
 static inline void delayacct_blkio_end(struct task_struct *p)
 {}
