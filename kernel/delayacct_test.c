@@ -115,79 +115,80 @@ static void delayacct_start_before_switch_on_is_discarded(struct kunit *test)
 	current->delays = saved;
 }
 
-/*
- * A runqueue wait split by a migration is one wait for the extremes, as
- * it is one for the count: 30 + 20 ns then 5 ns give a maximum of 50 and
- * a minimum of 5, never the legs.
- */
-static void delayacct_cpu_extremes_are_of_whole_waits(struct kunit *test)
-{
-	struct task_struct *t;
-
-	t = kunit_kzalloc(test, sizeof(*t), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, t);
-	delayacct_cpu_wait_moved(t, 30);
-	delayacct_cpu_delay(t, 20);
-	KUNIT_EXPECT_EQ(test, t->sched_info.max_run_delay, 50ULL);
-	KUNIT_EXPECT_EQ(test, t->sched_info.min_run_delay, 50ULL);
-	KUNIT_EXPECT_EQ(test, t->sched_info.moved_run_delay, 0ULL);
-	delayacct_cpu_delay(t, 5);
-	KUNIT_EXPECT_EQ(test, t->sched_info.max_run_delay, 50ULL);
-	KUNIT_EXPECT_EQ(test, t->sched_info.min_run_delay, 5ULL);
-	/* A wait of zero is no wait: the minimum stays. */
-	delayacct_cpu_delay(t, 0);
-	KUNIT_EXPECT_EQ(test, t->sched_info.min_run_delay, 5ULL);
-	KUNIT_EXPECT_NE(test, t->sched_info.max_run_delay_ts, 0ULL);
-	/*
-	 * The leg on the new runqueue (30) lies inside the range; the whole
-	 * wait (40 + 30) does not.
-	 */
-	delayacct_cpu_wait_moved(t, 40);
-	delayacct_cpu_delay(t, 30);
-	KUNIT_EXPECT_EQ(test, t->sched_info.max_run_delay, 70ULL);
-	KUNIT_EXPECT_EQ(test, t->sched_info.min_run_delay, 5ULL);
-	KUNIT_EXPECT_EQ(test, t->sched_info.moved_run_delay, 0ULL);
-	/* A moved wait whose part here took no time is still a wait. */
-	delayacct_cpu_wait_moved(t, 80);
-	delayacct_cpu_delay(t, 0);
-	KUNIT_EXPECT_EQ(test, t->sched_info.max_run_delay, 80ULL);
-	KUNIT_EXPECT_EQ(test, t->sched_info.moved_run_delay, 0ULL);
-}
+/* A runqueue wait: its part on runqueues the task left, then its end. */
+struct cpu_wait_step {
+	u64 moved, wait;	/* what the scheduler reports */
+	u64 max, min;		/* the extremes expected after it */
+};
 
 /*
- * Waits inside the range seen so far change nothing, the time of the
- * maximum included; each wait beyond either end moves that end, and the
- * next ones are judged against the new range.
+ * Feeds @steps to a task's sched_info in order and checks the extremes
+ * after each, and that the time of the maximum changes exactly when the
+ * maximum does.
  */
-static void delayacct_cpu_extremes_follow_the_range(struct kunit *test)
+static void cpu_wait_steps(struct kunit *test,
+			   const struct cpu_wait_step *steps, int n)
 {
-	static const struct {
-		u64 wait, max, min;
-	} steps[] = {
-		{ 0, 0, 0 }, { 50, 50, 50 }, { 50, 50, 50 }, { 49, 50, 49 },
-		{ 51, 51, 49 }, { 10, 51, 10 }, { 30, 51, 10 }, { 10, 51, 10 },
-		{ 51, 51, 10 }, { 9, 51, 9 }, { 0, 51, 9 }, { 1000, 1000, 9 },
-		{ 999, 1000, 9 }, { 1, 1000, 1 }, { 1001, 1001, 1 },
-	};
 	struct task_struct *t;
 	u64 ts = 0;
 	int i;
 
 	t = kunit_kzalloc(test, sizeof(*t), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, t);
-	for (i = 0; i < ARRAY_SIZE(steps); i++) {
+	for (i = 0; i < n; i++) {
 		bool new_max = steps[i].max != t->sched_info.max_run_delay;
 
+		if (steps[i].moved)
+			delayacct_cpu_wait_moved(t, steps[i].moved);
 		delayacct_cpu_delay(t, steps[i].wait);
 		KUNIT_EXPECT_EQ_MSG(test, t->sched_info.max_run_delay,
 				    steps[i].max, "step %d", i);
 		KUNIT_EXPECT_EQ_MSG(test, t->sched_info.min_run_delay,
 				    steps[i].min, "step %d", i);
-		if (new_max)
+		KUNIT_EXPECT_EQ_MSG(test, t->sched_info.moved_run_delay, 0ULL,
+				    "step %d", i);
+		if (new_max) {
+			KUNIT_EXPECT_NE_MSG(test, t->sched_info.max_run_delay_ts,
+					    ts, "step %d", i);
 			ts = t->sched_info.max_run_delay_ts;
+		}
 		KUNIT_EXPECT_EQ_MSG(test, t->sched_info.max_run_delay_ts, ts,
 				    "step %d", i);
 	}
+}
+
+/*
+ * A runqueue wait split by a migration is one wait for the extremes, as
+ * it is one for the count: 30 + 20 ns then 5 ns give a maximum of 50 and
+ * a minimum of 5, never the legs. A leg on the new runqueue inside the
+ * range (30) or of no time (0) still ends a wait that may be outside it.
+ */
+static void delayacct_cpu_extremes_are_of_whole_waits(struct kunit *test)
+{
+	static const struct cpu_wait_step steps[] = {
+		{ 30, 20, 50, 50 }, { 0, 5, 50, 5 }, { 0, 0, 50, 5 },
+		{ 40, 30, 70, 5 }, { 80, 0, 80, 5 }, { 1, 3, 80, 4 },
+	};
+
+	cpu_wait_steps(test, steps, ARRAY_SIZE(steps));
+}
+
+/*
+ * Waits inside the range seen so far change nothing, the time of the
+ * maximum included; each wait beyond either end moves that end, and the
+ * next ones are judged against the new range. A wait of zero is no wait.
+ */
+static void delayacct_cpu_extremes_follow_the_range(struct kunit *test)
+{
+	static const struct cpu_wait_step steps[] = {
+		{ 0, 0, 0, 0 }, { 0, 50, 50, 50 }, { 0, 50, 50, 50 },
+		{ 0, 49, 50, 49 }, { 0, 51, 51, 49 }, { 0, 10, 51, 10 },
+		{ 0, 30, 51, 10 }, { 0, 10, 51, 10 }, { 0, 51, 51, 10 },
+		{ 0, 9, 51, 9 }, { 0, 0, 51, 9 }, { 0, 1000, 1000, 9 },
+		{ 0, 999, 1000, 9 }, { 0, 1, 1000, 1 }, { 0, 1001, 1001, 1 },
+	};
+
+	cpu_wait_steps(test, steps, ARRAY_SIZE(steps));
 }
 
 static struct kunit_case delayacct_test_cases[] = {
