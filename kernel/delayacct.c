@@ -263,9 +263,9 @@ void __delayacct_irq(struct task_struct *task, u32 delta)
  *	wrapped if below it
  *
  * Also a task's first waits and the end of a wait that began on another
- * runqueue, even if its part here took no time. Out of line because it reads CLOCK_REALTIME
- * for a new maximum, and because after a task's first waits most waits
- * are inside the range. Runs under the runqueue lock, which serialises
+ * runqueue, even if its part here took no time. Out of line because it
+ * reads CLOCK_REALTIME for a new maximum, and because after a task's
+ * first waits most waits are inside the range. Runs under the runqueue lock, which serialises
  * all updates of @si.
  */
 void __delayacct_cpu_delay(struct sched_info *si, u64 above_min)
