@@ -728,7 +728,7 @@ static void wait_behind_spinner(int ready)
 TEST_F_TIMEOUT(delay, a_wait_ended_by_a_migration_counts_whole_in_the_maximum, 60)
 {
 	struct sched_param sp = { .sched_priority = 50 };
-	int ready[2], status;
+	int ready[2], spinning[2], status;
 	struct taskstats ts;
 	pid_t hog, victim;
 	cpu_set_t zero;
@@ -739,18 +739,31 @@ TEST_F_TIMEOUT(delay, a_wait_ended_by_a_migration_counts_whole_in_the_maximum, 6
 	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
 		SKIP(return, "needs two CPUs");
 	pin(0);		/* CPU 1 belongs to the spinner */
+	ASSERT_EQ(0, pipe(spinning));
 	hog = fork();
 	ASSERT_LE(0, hog);
 	if (hog == 0) {
 		uint64_t end = now_ns(CLOCK_MONOTONIC) + 20000000000ULL;
 
+		close(spinning[0]);
 		pin(1);
 		if (sched_setscheduler(0, SCHED_FIFO, &sp))
 			_exit(5);
+		if (write(spinning[1], "x", 1) != 1)
+			_exit(6);
 		while (now_ns(CLOCK_MONOTONIC) < end)
 			;
 		_exit(0);
 	}
+	/*
+	 * A victim that starts before the spinner owns CPU 1 finds it idle,
+	 * never waits, and the test measures nothing: wait for the spinner.
+	 */
+	close(spinning[1]);
+	ASSERT_EQ(1, read(spinning[0], &c, 1)) {
+		TH_LOG("the spinner could not become SCHED_FIFO on CPU 1");
+	}
+	close(spinning[0]);
 	ASSERT_EQ(0, pipe(ready));
 	CPU_ZERO(&zero);
 	CPU_SET(0, &zero);
@@ -766,6 +779,9 @@ TEST_F_TIMEOUT(delay, a_wait_ended_by_a_migration_counts_whole_in_the_maximum, 6
 	ASSERT_EQ(victim, waitpid(victim, &status, 0));
 	kill(hog, SIGKILL);
 	waitpid(hog, NULL, 0);
+	ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) {
+		TH_LOG("the victim failed at step %d", WEXITSTATUS(status));
+	}
 	ASSERT_EQ(0, ts_exit_record(self->fd, victim, &ts));
 	TH_LOG("cpu: count %llu total %llu max %llu", (unsigned long long)ts.cpu_count,
 	       (unsigned long long)ts.cpu_delay_total, (unsigned long long)ts.cpu_delay_max);
