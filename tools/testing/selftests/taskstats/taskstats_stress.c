@@ -1317,8 +1317,12 @@ static void get_record(const struct record *r, int i, void *arg)
 		 * lookup, and the pid it no longer has reads 0; the series
 		 * answers ESRCH. A kernel without the dump has upstream's
 		 * netlink code (the reference, an early step of the series).
+		 * Between the two, the exec loop's thread that execs swaps
+		 * pids with its leader (de_thread()): a task of that group
+		 * looked up before the swap reads the other's pid.
 		 */
-		if (!dumps_ok && !r->ac_pid) {
+		if (!dumps_ok && (!r->ac_pid || (r->has_tgid &&
+						 r->ac_tgid == (__u32)exec_pid))) {
 			w->reaped = true;
 			return;
 		}
