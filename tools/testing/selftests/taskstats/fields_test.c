@@ -397,20 +397,43 @@ TEST_F(fields, cpu_times_agree_with_getrusage_of_the_reaped_child)
 	     (after.ru_stime.tv_sec - before.ru_stime.tv_sec) * 1000000ULL +
 	     after.ru_stime.tv_usec - before.ru_stime.tv_usec;
 	acct = ts.ac_utime + ts.ac_stime;
-	TH_LOG("taskstats utime %llu stime %llu, rusage total %llu us",
+	TH_LOG("taskstats utime %llu stime %llu, samples %llu of runtime %llu, rusage %llu us",
 	       (unsigned long long)ts.ac_utime, (unsigned long long)ts.ac_stime,
+	       (unsigned long long)ts.cpu_run_real_total / 1000,
+	       (unsigned long long)ts.cpu_run_virtual_total / 1000,
 	       (unsigned long long)ru);
+	/* Asserted: the SKIP below must not hide a failure of these. */
+	ASSERT_LT(0ULL, ts.ac_utime);
+	ASSERT_LT(0ULL, ts.ac_stime);
+	ASSERT_EQ(ts.ac_utime, ts.ac_utimescaled);
+	ASSERT_EQ(ts.ac_stime, ts.ac_stimescaled);
+	/*
+	 * Delay accounting (if built in: its run times are not zero) reports
+	 * the same tick samples of task_cputime() in ns, read just before in
+	 * the exit path, so a tick may land in between. That holds however
+	 * many ticks were lost, and catches a unit off.
+	 */
+	if (ts.cpu_run_virtual_total) {
+		ASSERT_GE(ts.cpu_run_real_total / 1000 + 10000, acct);
+		ASSERT_LE(ts.cpu_run_real_total / 1000, acct + 10000);
+	}
 	/*
 	 * Both come from the same samples, but rusage is scaled to the
 	 * precise runtime: allow 10% and 20 ms (a few ticks) of difference.
 	 */
 	tol = ru / 10 + 20000;
-	EXPECT_GE(ru + tol, acct);
-	EXPECT_LE(ru, acct + tol);
-	EXPECT_LT(0ULL, ts.ac_utime);
-	EXPECT_LT(0ULL, ts.ac_stime);
-	EXPECT_EQ(ts.ac_utime, ts.ac_utimescaled);
-	EXPECT_EQ(ts.ac_stime, ts.ac_stimescaled);
+	ASSERT_GE(ru + tol, acct);
+	/*
+	 * Samples only fall short of the runtime: when the host deschedules
+	 * the vCPU, the tick lands late, once for all the periods missed,
+	 * while the runtime follows the clock. A loaded host may take most
+	 * of them, but not nine in ten: a unit off is a factor of 1000.
+	 */
+	if (acct + tol < ru) {
+		ASSERT_LE(ru, acct * 10);
+		SKIP(return, "ticks lost to host preemption: %llu of %llu us sampled",
+		     (unsigned long long)acct, (unsigned long long)ru);
+	}
 }
 
 #define TOUCH_PAGES	1024
@@ -523,7 +546,11 @@ TEST_F(fields, context_switches_agree_with_getrusage)
 	long nv, niv;
 
 	ASSERT_EQ(0, getrusage(RUSAGE_CHILDREN, &before));
-	ASSERT_EQ(0, ts_run_child(self->fd, sleep_often, (void *)50L, &ts, NULL));
+	/*
+	 * A sleep whose timer fires before the child reaches schedule() (its
+	 * vCPU descheduled by the host) does not switch: 60 for at least 50.
+	 */
+	ASSERT_EQ(0, ts_run_child(self->fd, sleep_often, (void *)60L, &ts, NULL));
 	ASSERT_EQ(0, getrusage(RUSAGE_CHILDREN, &after));
 	nv = after.ru_nvcsw - before.ru_nvcsw;
 	niv = after.ru_nivcsw - before.ru_nivcsw;
