@@ -513,13 +513,28 @@ TEST_F_TIMEOUT(delay, cycling_memory_through_swap_waits_in_thrashing, 300)
 TEST_F_TIMEOUT(delay, touching_swapped_out_memory_waits_in_swapin, 180)
 {
 	struct mem_job job = { .size = 40 << 20, .passes = 2 };
+	int err, tries, now, kills = 0;
 	struct taskstats ts;
 	const char *why;
-	int err;
 
 	why = anon_through_swap(self, "16M", &job, &ts, &err);
 	if (why)
 		SKIP(return, "%s", why);
+	/*
+	 * Reclaim sometimes falls behind a TCG guest's slow swap device and
+	 * the cgroup OOM-kills the child: such a run proves nothing either
+	 * way, and is run again, twice at most.
+	 */
+	for (tries = 1; err && tries < 3; tries++) {
+		now = memcg_oom_kills(self);
+		if (now <= kills)
+			break;
+		kills = now;
+		TH_LOG("run %d: the child was OOM-killed; running it again", tries);
+		err = run_child(self->fd, touch_anon_in_memcg, &job, &ts);
+	}
+	if (err && memcg_oom_kills(self) > kills)
+		SKIP(return, "the child was OOM-killed: nothing to judge");
 	ASSERT_EQ(0, err);
 	CHECK_CLASS(swapin);
 	/* Anonymous pages beyond memory.max are reclaimed directly, too. */
