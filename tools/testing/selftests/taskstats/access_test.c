@@ -214,7 +214,7 @@ TEST_F(access, exit_listener_hears_the_exit_iff_proc_pid_io_is_readable)
 	if (variant->spawn & SPAWN_ZOMBIE)
 		SKIP(return, "a zombie has exited already: there is no exit left to hear");
 	ASSERT_EQ(0, syscall(SYS_pidfd_send_signal, self->target, SIGKILL, NULL, 0));
-	EXPECT_EQ(variant->readable, ask(r, OP_HEARD, 0, self->name, -1, NULL));
+	EXPECT_EQ(variant->readable, ask(r, OP_HEARD, 0, self->name, self->target, NULL));
 }
 
 /* ------------------------------------------------------ exec and threads */

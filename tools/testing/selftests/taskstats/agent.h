@@ -33,7 +33,7 @@ enum op {
 	OP_DUMP,	/* 1 if a dump lists the target */
 	OP_DUMP_TGID,	/* 1 if a dump by tgid lists the target's group */
 	OP_LISTEN,	/* registers an exit listener (arg: LISTEN_*): 0 or -errno */
-	OP_HEARD,	/* 1 if the listener heard the target's exit; arg HEARD_* */
+	OP_HEARD,	/* once the target exited, 1 if it was heard; arg HEARD_* */
 	OP_HELD_OPEN,	/* opens a socket and replies with it */
 	OP_HELD_DUMP,	/* starts a dump on that socket */
 	OP_HELD_REST,	/* reads the dump's rest: roots' records, end code */
@@ -77,6 +77,7 @@ void become(uid_t uid);
 void fork_exit_forever(unsigned long *forks);	/* never returns */
 int agent_start(struct agent *a, enum who role, pid_t *init);
 void agent_stop(struct agent *a);
+bool wait_exited(int pidfd);
 int ask2(struct agent *a, int op, int arg, const char *name, int pidfd,
 	 int *reply_fd, int *aux);
 int ask(struct agent *a, int op, int arg, const char *name, int pidfd,
