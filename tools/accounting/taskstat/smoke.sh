@@ -79,6 +79,22 @@ objs = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
 sys.exit(0 if objs and ('"$1"') else 1)' "$tmp/out" 2>>"$tmp/err"
 }
 
+# The state letter of task $1 in /proc/PID/stat.
+task_state() {
+	local s
+	s=$(<"/proc/$1/stat") || return 1
+	s=${s##*) }
+	echo "${s%% *}"
+}
+# wait_state PID LETTER: until task PID is in that state, for at most 10 s.
+wait_state() {
+	for _ in $(seq 200); do
+		[[ $(task_state "$1" 2>/dev/null) == "$2" ]] && return 0
+		sleep 0.05
+	done
+	return 1
+}
+
 echo "TAP version 13"
 
 # --- help and usage
@@ -204,15 +220,31 @@ check "cgroup on a non-cgroup directory fails (1) saying it is not a cgroup dire
 cgdir=$(mktemp -d /tmp/tsmoke-cg.XXXXXX)
 if mount -t cgroup -o none,name=tsmoke none "$cgdir" 2>"$tmp/err" &&
    mkdir "$cgdir/sub"; then
-	bash -c 'while :; do :; done' &
+	# The spinner says when it runs its own loop: until then it may be
+	# anything from a forked shell to an exec waiting for the disk.
+	# shellcheck disable=SC2016
+	bash -c ': >"$1"; while :; do :; done' _ "$tmp/spinning" &
 	spin=$!
 	echo $spin >"$cgdir/sub/cgroup.procs"
-	run cgroup "$cgdir/sub"
-	check "cgroup prints the task counts" \
-		eval '[[ $rc == 0 ]] && has "^running  *1" && has "^sleeping " && has "^io_wait "'
-	run cgroup --json "$cgdir/sub"
-	check "cgroup --json" \
-		json_ok "objs[0]['nr_running'] == 1 and 'nr_io_wait' in objs[0]"
+	ready="the spinner $spin never said it runs"
+	for _ in $(seq 200); do
+		[[ -e $tmp/spinning ]] && { ready=yes; break; }
+		sleep 0.05
+	done
+	[[ $ready == yes ]] && ! wait_state $spin R &&
+		ready="the spinner $spin never reached state R"
+	if [[ $ready != yes ]]; then
+		skip "cgroup prints the task counts" "$ready"
+		skip "cgroup --json" "$ready"
+	else
+		run cgroup "$cgdir/sub"
+		check "cgroup prints the task counts" \
+			eval '[[ $rc == 0 ]] && has "^running  *1" && has "^sleeping " &&
+				has "^io_wait "'
+		run cgroup --json "$cgdir/sub"
+		check "cgroup --json" \
+			json_ok "objs[0]['nr_running'] == 1 and 'nr_io_wait' in objs[0]"
+	fi
 	kill $spin
 	wait $spin 2>/dev/null
 	rmdir "$cgdir/sub"
@@ -230,21 +262,6 @@ cgdir=
 # reader in a child cgroup, for --subtree. (A sleep(1) would not do: a
 # task in nanosleep is freezable, a state CGROUPSTATS counts nowhere.)
 
-# The state letter of task $1 in /proc/PID/stat.
-task_state() {
-	local s
-	s=$(<"/proc/$1/stat") || return 1
-	s=${s##*) }
-	echo "${s%% *}"
-}
-# wait_state PID LETTER: until task PID is in that state, for at most 10 s.
-wait_state() {
-	for _ in $(seq 200); do
-		[[ $(task_state "$1" 2>/dev/null) == "$2" ]] && return 0
-		sleep 0.05
-	done
-	return 1
-}
 # spawn_in DIR COMMAND...: starts COMMAND, moves it to the cgroup DIR; its pid in $kid.
 spawn_in() {
 	local dir=$1
@@ -379,7 +396,9 @@ else
 	# reading cgroup.threads.
 	mkdir "$cg/gone"
 	: >"$tmp/out"	# the last frame seen must be this one's
-	timeout 30 "$ts" top -b -n 4 -d 0.5 --cgroup "$cg/gone" >"$tmp/out" 2>"$tmp/err" &
+	# More frames than the timeout leaves time for: only the removal may
+	# end it, however late the rmdir comes.
+	timeout 30 "$ts" top -b -n 1000 -d 0.5 --cgroup "$cg/gone" >"$tmp/out" 2>"$tmp/err" &
 	top_pid=$!
 	for _ in $(seq 200); do
 		has "^taskstat top" && break
