@@ -1557,9 +1557,11 @@ static void cgroupstats_count(struct cgroupstats *stats,
 }
 
 /*
- * The counts of the cgroup whose directory @dir is: a v1 cgroup's as the
- * cgroup core has always made them, a v2 cgroup's the same way over the
- * tasks in that cgroup itself (not its descendants).
+ * The counts of the cgroup whose directory @dir is, of either version:
+ * the tasks in that cgroup itself (not its descendants), as the cgroup
+ * core's cgroupstats_build() has always counted a v1 cgroup's. Resolving
+ * the directory once serves both, where handing a v1 one to
+ * cgroupstats_build() would look it up a second time.
  */
 static int cgroupstats_of_dir(struct cgroupstats *stats, struct dentry *dir)
 {
@@ -1569,10 +1571,6 @@ static int cgroupstats_of_dir(struct cgroupstats *stats, struct dentry *dir)
 
 	if (IS_ERR(css))
 		return PTR_ERR(css);
-	if (css->cgroup->root != &cgrp_dfl_root) {	/* v1 */
-		css_put(css);
-		return cgroupstats_build(stats, dir);
-	}
 	css_task_iter_start(css, 0, &it);
 	while ((tsk = css_task_iter_next(&it)))
 		cgroupstats_count(stats, tsk);
