@@ -344,6 +344,24 @@ static int memcg_oom_kills(struct _test_data_delay *self)
 	return p ? atoi(p + strlen("oom_kill ")) : -1;
 }
 
+/*
+ * Whether the cgroup OOM-killed a memory job since *@kills was read, which
+ * it updates: reclaim sometimes falls behind a TCG guest's slow swap
+ * device, and such a run proves nothing either way. Logs that run @run is
+ * to be repeated.
+ */
+static bool oom_killed_since(struct __test_metadata *_metadata,
+			     struct _test_data_delay *self, int *kills, int run)
+{
+	int now = memcg_oom_kills(self);
+
+	if (now <= *kills)
+		return false;
+	*kills = now;
+	TH_LOG("run %d: the child was OOM-killed; running it again", run);
+	return true;
+}
+
 static void join(const char *cgroup)
 {
 	char path[400];
@@ -476,7 +494,7 @@ static const char *anon_through_swap(struct _test_data_delay *self,
 TEST_F_TIMEOUT(delay, cycling_memory_through_swap_waits_in_thrashing, 300)
 {
 	struct mem_job job = { .size = 24 << 20, .passes = 8 };
-	int err, tries, now, kills = 0;
+	int err, tries, kills = 0;
 	struct taskstats ts;
 	const char *why;
 
@@ -485,19 +503,15 @@ TEST_F_TIMEOUT(delay, cycling_memory_through_swap_waits_in_thrashing, 300)
 		SKIP(return, "%s", why);
 	/*
 	 * Two kinds of run prove nothing either way, and are run again, twice at
-	 * most: reclaim sometimes falls behind a TCG guest's slow swap
-	 * device and the cgroup OOM-kills the child; and whether a refault
-	 * was of the working set is reclaim's estimate (the refault distance
-	 * against the active lists), by which now and then no refault of a
+	 * most: one the cgroup OOM-killed; and one of which no refault was
+	 * of the working set, reclaim's estimate (the refault distance
+	 * against the active lists) by which now and then no refault of a
 	 * whole run is. A kernel that never counts thrashing fails all three.
 	 */
 	for (tries = 1; tries < 3; tries++) {
 		if (err) {
-			now = memcg_oom_kills(self);
-			if (now <= kills)
+			if (!oom_killed_since(_metadata, self, &kills, tries))
 				break;
-			kills = now;
-			TH_LOG("run %d: the child was OOM-killed; running it again", tries);
 		} else if (!ts.thrashing_count) {
 			TH_LOG("run %d: no refault was of the working set; running it again",
 			       tries);
@@ -506,6 +520,8 @@ TEST_F_TIMEOUT(delay, cycling_memory_through_swap_waits_in_thrashing, 300)
 		}
 		err = run_child(self->fd, touch_anon_in_memcg, &job, &ts);
 	}
+	if (err && memcg_oom_kills(self) > kills)
+		SKIP(return, "the child was OOM-killed: nothing to judge");
 	ASSERT_EQ(0, err);
 	CHECK_CLASS(thrashing);
 }
@@ -513,26 +529,17 @@ TEST_F_TIMEOUT(delay, cycling_memory_through_swap_waits_in_thrashing, 300)
 TEST_F_TIMEOUT(delay, touching_swapped_out_memory_waits_in_swapin, 180)
 {
 	struct mem_job job = { .size = 40 << 20, .passes = 2 };
-	int err, tries, now, kills = 0;
+	int err, tries, kills = 0;
 	struct taskstats ts;
 	const char *why;
 
 	why = anon_through_swap(self, "16M", &job, &ts, &err);
 	if (why)
 		SKIP(return, "%s", why);
-	/*
-	 * Reclaim sometimes falls behind a TCG guest's slow swap device and
-	 * the cgroup OOM-kills the child: such a run proves nothing either
-	 * way, and is run again, twice at most.
-	 */
-	for (tries = 1; err && tries < 3; tries++) {
-		now = memcg_oom_kills(self);
-		if (now <= kills)
-			break;
-		kills = now;
-		TH_LOG("run %d: the child was OOM-killed; running it again", tries);
+	/* An OOM-killed run is run again, twice at most. */
+	for (tries = 1; err && tries < 3 &&
+	     oom_killed_since(_metadata, self, &kills, tries); tries++)
 		err = run_child(self->fd, touch_anon_in_memcg, &job, &ts);
-	}
 	if (err && memcg_oom_kills(self) > kills)
 		SKIP(return, "the child was OOM-killed: nothing to judge");
 	ASSERT_EQ(0, err);
