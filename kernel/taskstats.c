@@ -241,7 +241,6 @@ struct requester {
 	const struct cred *opener;	/* NULL: the same as @cred */
 	struct pid_namespace *pid_ns;
 	bool admin;		/* CAP_NET_ADMIN in the initial user namespace */
-	bool ns_admin;		/* CAP_NET_ADMIN over the owner of pid_ns */
 };
 
 /* The credentials of whoever opened the socket @skb was sent on. */
@@ -268,8 +267,6 @@ static void requester_init(struct requester *rq, const struct sk_buff *skb)
 		     (NETLINK_CB(skb).flags & NETLINK_SKB_DST) ? NULL : opener;
 	rq->pid_ns = task_active_pid_ns(current);
 	rq->admin = netlink_capable(skb, CAP_NET_ADMIN);
-	rq->ns_admin = rq->admin ||
-		netlink_ns_capable(skb, rq->pid_ns->user_ns, CAP_NET_ADMIN);
 }
 
 /* For a requester that outlives its request: a dump or a listener. */
@@ -421,7 +418,9 @@ static bool may_read(const struct requester *rq, struct task_struct *tsk,
  * containers' exits nothing but a pointer load per level. Exits walk the
  * lists under SRCU (building a message may sleep); changes are made
  * under listeners_mutex and freed after an SRCU grace period, so closing
- * a listener never waits for exits in flight.
+ * a listener never waits for exits in flight. A registration allocates
+ * what it may need before it takes the mutex (struct listener_alloc):
+ * every socket's release waits for it.
  */
 /*
  * The listeners of one CPU in one pid namespace. An exit walks the list
@@ -500,14 +499,12 @@ static void nsl_free_rcu(struct rcu_head *rcu)
 	kfree(nsl);
 }
 
-/* The listeners of @ns, created on first use. listeners_mutex held. */
-static struct taskstats_listeners *nsl_get(struct pid_namespace *ns)
+/* Lists for a pid namespace's listeners, not yet its. */
+static struct taskstats_listeners *nsl_alloc(void)
 {
-	struct taskstats_listeners *nsl = nsl_find(ns);
+	struct taskstats_listeners *nsl;
 	unsigned int cpu;
 
-	if (nsl)
-		return nsl;
 	nsl = kzalloc(sizeof(*nsl), GFP_KERNEL_ACCOUNT);
 	if (!nsl)
 		return NULL;
@@ -518,6 +515,23 @@ static struct taskstats_listeners *nsl_get(struct pid_namespace *ns)
 	}
 	for_each_possible_cpu(cpu)
 		INIT_LIST_HEAD(&per_cpu_ptr(nsl->cpu, cpu)->list);
+	return nsl;
+}
+
+/*
+ * The listeners of @ns; its first listener brings them in *@spare. NULL
+ * if it brought none, because they went away after it looked.
+ * listeners_mutex held.
+ */
+static struct taskstats_listeners *nsl_get(struct pid_namespace *ns,
+					   struct taskstats_listeners **spare)
+{
+	struct taskstats_listeners *nsl = nsl_find(ns);
+
+	if (nsl || !*spare)
+		return nsl;
+	nsl = *spare;
+	*spare = NULL;
 	nsl->pid_ns = get_pid_ns(ns);
 	rcu_assign_pointer(ns->taskstats_listeners, nsl);
 	atomic_inc(&nr_nsl);
@@ -551,29 +565,103 @@ static void listener_free_rcu(struct rcu_head *rcu)
 	kfree(l);
 }
 
-/* A new listener of @sk for @rq, charged to its user. */
+/*
+ * What a registration may need, allocated before it takes listeners_mutex
+ * and freed after it if unused: an allocation may reclaim, and the
+ * release of every listening socket waits for the mutex, so nobody (a
+ * container's root near its memory cgroup's limit, say) may hold it while
+ * allocating. A registration of CPUs the socket already has pays one
+ * link per CPU, allocated and freed.
+ */
+struct listener_alloc {
+	struct listener *l;			/* if the socket has none */
+	struct taskstats_listeners *nsl;	/* if the namespace has none */
+	struct list_head links;			/* one per CPU asked for */
+	cpumask_var_t has;			/* CPUs the listener has */
+};
+
+static int listener_alloc(struct listener_alloc *a, const struct requester *rq,
+			  struct sock *sk, const struct cpumask *mask)
+{
+	struct pid_namespace *ns = rq->pid_ns;
+	struct listener_sock *ls;
+	struct listener_link *link;
+	unsigned int cpu;
+
+	INIT_LIST_HEAD(&a->links);
+	a->l = NULL;
+	a->nsl = NULL;
+	if (!zalloc_cpumask_var(&a->has, GFP_KERNEL))
+		return -ENOMEM;
+	/* Kept until the socket's release, even if nothing registers. */
+	ls = genl_sk_priv_get(&family, sk);
+	if (IS_ERR(ls))
+		return PTR_ERR(ls);
+	if (!READ_ONCE(ls->l)) {
+		a->l = kzalloc(sizeof(*a->l), GFP_KERNEL_ACCOUNT);
+		if (!a->l)
+			return -ENOMEM;
+	}
+	if (ns != &init_pid_ns && !rcu_access_pointer(ns->taskstats_listeners)) {
+		a->nsl = nsl_alloc();
+		if (!a->nsl)
+			return -ENOMEM;
+	}
+	for_each_cpu(cpu, mask) {
+		link = kmalloc_node(sizeof(*link), GFP_KERNEL_ACCOUNT,
+				    cpu_to_node(cpu));
+		if (!link)
+			return -ENOMEM;
+		link->cpu = cpu;
+		list_add_tail(&link->sibling, &a->links);
+	}
+	return 0;
+}
+
+/* Frees what the registration did not use, after listeners_mutex. */
+static void listener_alloc_free(struct listener_alloc *a)
+{
+	struct listener_link *link, *tmp;
+
+	list_for_each_entry_safe(link, tmp, &a->links, sibling)
+		kfree(link);
+	if (a->nsl) {
+		free_percpu(a->nsl->cpu);
+		kfree(a->nsl);
+	}
+	kfree(a->l);
+	free_cpumask_var(a->has);
+}
+
+/*
+ * A new listener of @sk for @rq, charged to its user, from @a; -EAGAIN if
+ * @a lacks what it needs: the socket's listener, or the namespace's
+ * lists, went away after listener_alloc() looked.
+ */
 static struct listener *listener_new(const struct requester *rq,
-				     struct sock *sk)
+				     struct sock *sk, struct listener_alloc *a)
 {
 	struct ucounts *ucounts = NULL;
 	struct taskstats_listeners *nsl;
 	struct listener *l;
 
 	lockdep_assert_held(&listeners_mutex);
+	l = a->l;
+	if (!l)
+		return ERR_PTR(-EAGAIN);
 	if (!rq->admin) {
 		ucounts = inc_ucount(rq->cred->user_ns, rq->cred->euid,
 				     UCOUNT_TASKSTATS_LISTENERS);
 		if (!ucounts)
 			return ERR_PTR(-ENOSPC);
 	}
-	l = kzalloc(sizeof(*l), GFP_KERNEL_ACCOUNT);
-	nsl = l ? nsl_get(rq->pid_ns) : NULL;
+	nsl = nsl_get(rq->pid_ns, &a->nsl);
 	if (!nsl) {
-		kfree(l);
 		if (ucounts)
 			dec_ucount(ucounts, UCOUNT_TASKSTATS_LISTENERS);
-		return ERR_PTR(-ENOMEM);
+		return ERR_PTR(-EAGAIN);
 	}
+	a->l = NULL;
 	nsl->nr++;
 	l->nsl = nsl;
 	l->ucounts = ucounts;
@@ -599,16 +687,6 @@ static void listener_drop(struct listener *l)
 	call_srcu(&listeners_srcu, &l->rcu, listener_free_rcu);
 }
 
-static bool listener_on(const struct listener *l, unsigned int cpu)
-{
-	struct listener_link *link;
-
-	list_for_each_entry(link, &l->links, sibling)
-		if (link->cpu == cpu)
-			return true;
-	return false;
-}
-
 /*
  * A socket listens with one identity, that of its first registration;
  * another requester may only add CPUs if it would hear the same exits,
@@ -630,57 +708,40 @@ static int listener_add(const struct requester *rq, struct sock *sk,
 			const struct cpumask *mask)
 {
 	struct listener_link *link, *tmp;
+	struct listener_alloc a;
 	struct listener_sock *ls;
 	struct listener *l;
 	LIST_HEAD(added);
-	unsigned int cpu;
-	int ret = 0;
+	int ret;
 
-	mutex_lock(&listeners_mutex);
+again:
+	ret = listener_alloc(&a, rq, sk, mask);
+	if (ret)
+		goto free;
+	ret = mutex_lock_killable(&listeners_mutex);
+	if (ret)
+		goto free;
+	/* Created by listener_alloc(), kept until the socket's release. */
 	ls = __genl_sk_priv_get(&family, sk);
-	if (IS_ERR(ls)) {
-		ret = PTR_ERR(ls);
-		goto out;
-	}
-	l = ls ? ls->l : NULL;
+	l = ls->l;
 	if (l && !same_requester(&l->rq, rq)) {
 		ret = -EBUSY;
 		goto out;
 	}
 	if (!l) {
-		l = listener_new(rq, sk);
+		l = listener_new(rq, sk, &a);
 		if (IS_ERR(l)) {
 			ret = PTR_ERR(l);
 			goto out;
 		}
 	}
-	for_each_cpu(cpu, mask) {
-		if (listener_on(l, cpu))
+	list_for_each_entry(link, &l->links, sibling)
+		__cpumask_set_cpu(link->cpu, a.has);
+	list_for_each_entry_safe(link, tmp, &a.links, sibling) {
+		if (cpumask_test_cpu(link->cpu, a.has))
 			continue;
-		link = kmalloc_node(sizeof(*link), GFP_KERNEL_ACCOUNT,
-				    cpu_to_node(cpu));
-		if (!link) {
-			ret = -ENOMEM;
-			break;
-		}
 		link->l = l;
-		link->cpu = cpu;
-		list_add_tail(&link->sibling, &added);
-	}
-	/* The socket's private data, once there is something to keep. */
-	if (!ret && !ls) {
-		ls = genl_sk_priv_get(&family, sk);
-		if (IS_ERR(ls)) {
-			ret = PTR_ERR(ls);
-			ls = NULL;
-		}
-	}
-	if (ret) {
-		list_for_each_entry_safe(link, tmp, &added, sibling)
-			kfree(link);
-		if (!ls || !ls->l)
-			listener_drop(l);
-		goto out;
+		list_move_tail(&link->sibling, &added);
 	}
 	list_for_each_entry_safe(link, tmp, &added, sibling) {
 		struct cpu_listeners *cl = per_cpu_ptr(l->nsl->cpu, link->cpu);
@@ -699,20 +760,35 @@ static int listener_add(const struct requester *rq, struct sock *sk,
 		listener_drop(l);
 		l = NULL;
 	}
-	ls->l = l;
+	WRITE_ONCE(ls->l, l);
 out:
 	mutex_unlock(&listeners_mutex);
+free:
+	listener_alloc_free(&a);
+	/*
+	 * Only a deregistration racing on the same socket, or the last
+	 * listener of the namespace going, gets here: allocate again,
+	 * outside the mutex.
+	 */
+	if (ret == -EAGAIN) {
+		if (fatal_signal_pending(current))
+			return -EINTR;
+		goto again;
+	}
 	return ret;
 }
 
 /* Removes the CPUs of @mask from the listener of @sk, if it has one. */
-static void listener_del(struct sock *sk, const struct cpumask *mask)
+static int listener_del(struct sock *sk, const struct cpumask *mask)
 {
 	struct listener_link *link, *tmp;
 	struct listener_sock *ls;
 	struct listener *l;
+	int ret;
 
-	mutex_lock(&listeners_mutex);
+	ret = mutex_lock_killable(&listeners_mutex);
+	if (ret)
+		return ret;
 	ls = __genl_sk_priv_get(&family, sk);
 	if (IS_ERR_OR_NULL(ls) || !ls->l)
 		goto out;
@@ -727,10 +803,11 @@ static void listener_del(struct sock *sk, const struct cpumask *mask)
 	/* A listener on no CPU is no listener: uncharge it. */
 	if (list_empty(&l->links)) {
 		listener_drop(l);
-		ls->l = NULL;
+		WRITE_ONCE(ls->l, NULL);
 	}
 out:
 	mutex_unlock(&listeners_mutex);
+	return 0;
 }
 
 /* The socket is being released (sock_priv_destroy). */
@@ -1119,6 +1196,9 @@ static int parse_cpumask(const struct nlattr *na, struct cpumask *mask)
 /*
  * REGISTER_CPUMASK and DEREGISTER_CPUMASK: CAP_NET_ADMIN over the owner
  * of the requester's pid namespace, for the opener and the sender.
+ * Checked here only: a capability check that passes marks the caller as
+ * having used it (PF_SUPERPRIV, ASU in its record), which a container's
+ * root that only reads its own tasks has not.
  */
 static int cmd_listener(struct sk_buff *skb, const struct nlattr *na, bool add)
 {
@@ -1127,7 +1207,8 @@ static int cmd_listener(struct sk_buff *skb, const struct nlattr *na, bool add)
 	int ret;
 
 	requester_init(&rq, skb);
-	if (!rq.ns_admin)
+	if (!rq.admin &&
+	    !netlink_ns_capable(skb, rq.pid_ns->user_ns, CAP_NET_ADMIN))
 		return -EPERM;
 	if (!alloc_cpumask_var(&mask, GFP_KERNEL))
 		return -ENOMEM;
@@ -1137,7 +1218,7 @@ static int cmd_listener(struct sk_buff *skb, const struct nlattr *na, bool add)
 	if (add)
 		ret = listener_add(&rq, NETLINK_CB(skb).sk, mask);
 	else
-		listener_del(NETLINK_CB(skb).sk, mask);
+		ret = listener_del(NETLINK_CB(skb).sk, mask);
 out:
 	free_cpumask_var(mask);
 	return ret;
