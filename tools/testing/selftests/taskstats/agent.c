@@ -272,7 +272,7 @@ static bool zombie(pid_t pid)
 
 /*
  * A target: named, maybe undumpable, a setuid program or a zombie (the
- * child of the spawned process), parked.
+ * child of the spawned process), or one that read its own record, parked.
  */
 static int spawn(const struct cmd *c, int *pidfd)
 {
@@ -297,6 +297,19 @@ static int spawn(const struct cmd *c, int *pidfd)
 			_exit(1);
 		}
 		target = getpid();
+		if (c->arg & SPAWN_GETS_ITSELF) {
+			static char buf[TSNL_BUF_SIZE];
+			struct tsnl_reply r;
+			struct taskstats ts;
+
+			/* The agent waits for us: its socket is ours a while. */
+			err = tsnl_get(nl, family, TASKSTATS_CMD_ATTR_PID, target,
+				       &ts, &r, buf);
+			if (!err && ts.ac_pid != (uint32_t)target)
+				err = -EBADMSG;
+			if (err)
+				target = err;
+		}
 		if (c->arg & SPAWN_LEADER_EXITS) {
 			pthread_t t;
 
@@ -329,6 +342,11 @@ static int spawn(const struct cmd *c, int *pidfd)
 	if (read(ready[0], &target, sizeof(target)) < 0)
 		err = -errno;
 	close(ready[0]);
+	if (!err && target < 0) {
+		/* The target's own GET failed: that is the answer. */
+		kill(pid, SIGKILL);
+		return target;
+	}
 	while (!err && (c->arg & SPAWN_LEADER_EXITS) && !zombie(target))
 		usleep(1000);
 	*pidfd = syscall(SYS_pidfd_open, target, 0);

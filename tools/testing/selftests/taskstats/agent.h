@@ -49,6 +49,7 @@ enum op {
 #define SPAWN_SETUID		2
 #define SPAWN_ZOMBIE		4
 #define SPAWN_LEADER_EXITS	8	/* a thread outlives its zombie leader */
+#define SPAWN_GETS_ITSELF	16	/* reads its own record first (a GET) */
 
 /* OP_LISTEN: registering without CAP_SYS_ADMIN in the effective set. */
 #define LISTEN_FEWER_CAPS	1

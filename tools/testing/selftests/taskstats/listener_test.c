@@ -429,6 +429,20 @@ TEST_F(heard, a_task_heard_through_a_listeners_capability_is_not_marked_as_using
 }
 
 /*
+ * Reading one's own record needs no capability, and uses none: a
+ * container's root holds CAP_NET_ADMIN over its namespace, which only
+ * registering a listener asks of it. A GET must not mark it as having
+ * used a capability (ASU), any more than it marks a user on the host.
+ */
+TEST_F(heard, a_containers_root_reading_its_own_record_uses_no_capability)
+{
+	spawn_and_kill(_metadata, self, SPAWN_GETS_ITSELF, "ts_getself");
+	ASSERT_TRUE(host_heard(self, "ts_getself"));
+	EXPECT_EQ(0, self->h.exit.pid_ts.ac_flag & ASU);
+	EXPECT_EQ(AXSIG, self->h.exit.pid_ts.ac_flag & AXSIG);
+}
+
+/*
  * A group's record is judged on its leader, as a TGID GET and
  * /proc/TGID/io judge it. A leader that exits first leaves a zombie,
  * whose files are root's: the container's root cannot read

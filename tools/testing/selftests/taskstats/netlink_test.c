@@ -86,15 +86,15 @@ static int release_child(struct held_child *c)
 }
 
 /*
- * Reads everything already queued on a listener socket and reports whether
- * an AGGR_PID record for @pid was among it (copied to @out) and how many
- * messages there were in all.
+ * Reads everything already queued on a listener socket and reports how
+ * many AGGR_PID records for @pid were among it (the last copied to @out)
+ * and how many messages there were in all.
  */
-static bool drain_for_pid(int fd, pid_t pid, struct taskstats *out,
-			  int *messages)
+static int drain_for_pid(int fd, pid_t pid, struct taskstats *out,
+			 int *messages)
 {
 	static char buf[TSNL_BUF_SIZE];
-	bool found = false;
+	int found = 0;
 	int n;
 
 	*messages = 0;
@@ -113,7 +113,7 @@ static bool drain_for_pid(int fd, pid_t pid, struct taskstats *out,
 			memset(out, 0, sizeof(*out));
 			memcpy(out, r.stats, r.stats_len < (int)sizeof(*out) ?
 			       r.stats_len : (int)sizeof(*out));
-			found = true;
+			found++;
 		}
 	}
 	return found;
@@ -220,6 +220,33 @@ TEST_F(taskstats, exit_listener_receives_the_exit_code)
 	EXPECT_EQ((uint32_t)pid, ts.ac_pid);
 	EXPECT_EQ((uint32_t)getpid(), ts.ac_ppid);
 	EXPECT_STREQ("ts-exit7", ts.ac_comm);
+	EXPECT_EQ(0, tsnl_cpumask(self->fd, self->family,
+				  TASKSTATS_CMD_ATTR_DEREGISTER_CPUMASK, cpus));
+}
+
+/*
+ * A socket registered again for CPUs it listens on, all of them and one
+ * of them, still hears each exit once.
+ */
+TEST_F(taskstats, registering_cpus_again_hears_each_exit_once)
+{
+	struct taskstats ts;
+	char cpus[256];
+	int messages, status;
+	pid_t pid;
+
+	ASSERT_EQ(0, ts_register_all(self->fd, self->family, cpus, sizeof(cpus)));
+	ASSERT_EQ(0, tsnl_cpumask(self->fd, self->family,
+				  TASKSTATS_CMD_ATTR_REGISTER_CPUMASK, cpus));
+	ASSERT_EQ(0, tsnl_cpumask(self->fd, self->family,
+				  TASKSTATS_CMD_ATTR_REGISTER_CPUMASK, "0"));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0)
+		_exit(3);
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_EQ(1, drain_for_pid(self->fd, pid, &ts, &messages));
+	EXPECT_EQ(3U << 8, ts.ac_exitcode);
 	EXPECT_EQ(0, tsnl_cpumask(self->fd, self->family,
 				  TASKSTATS_CMD_ATTR_DEREGISTER_CPUMASK, cpus));
 }
