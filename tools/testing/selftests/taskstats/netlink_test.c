@@ -119,6 +119,25 @@ static int drain_for_pid(int fd, pid_t pid, struct taskstats *out,
 	return found;
 }
 
+/*
+ * Forks a child named @comm that exits with @code, and reaps it: its pid,
+ * or -1. Its record is queued in do_exit(), before the parent can reap.
+ */
+static pid_t reaped_child(const char *comm, int code)
+{
+	int status;
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		prctl(PR_SET_NAME, comm);
+		_exit(code);
+	}
+	if (pid < 0 || waitpid(pid, &status, 0) != pid ||
+	    !WIFEXITED(status) || WEXITSTATUS(status) != code)
+		return -1;
+	return pid;
+}
+
 FIXTURE(taskstats) {
 	int fd;
 	uint16_t family;
@@ -140,6 +159,15 @@ FIXTURE_SETUP(taskstats)
 FIXTURE_TEARDOWN(taskstats)
 {
 	close(self->fd);
+}
+
+/* (De)registers the listener of the fixture's socket for @cpus. */
+static int listen_on(struct _test_data_taskstats *self, bool on,
+		     const char *cpus)
+{
+	return tsnl_cpumask(self->fd, self->family,
+			    on ? TASKSTATS_CMD_ATTR_REGISTER_CPUMASK :
+				 TASKSTATS_CMD_ATTR_DEREGISTER_CPUMASK, cpus);
 }
 
 TEST_F(taskstats, family_resolves_to_a_dynamic_id)
@@ -202,26 +230,18 @@ TEST_F(taskstats, exit_listener_receives_the_exit_code)
 {
 	struct taskstats ts;
 	char cpus[256];
-	int messages, status;
+	int messages;
 	pid_t pid;
 
 	ASSERT_EQ(0, ts_register_all(self->fd, self->family, cpus, sizeof(cpus)));
-	pid = fork();
-	ASSERT_LE(0, pid);
-	if (pid == 0) {
-		prctl(PR_SET_NAME, "ts-exit7");
-		_exit(7);
-	}
-	ASSERT_EQ(pid, waitpid(pid, &status, 0));
-	ASSERT_EQ(7, WEXITSTATUS(status));
-	/* The record is queued in do_exit(), before the parent can reap. */
+	pid = reaped_child("ts-exit7", 7);
+	ASSERT_LT(0, pid);
 	ASSERT_TRUE(drain_for_pid(self->fd, pid, &ts, &messages));
 	EXPECT_EQ(7U << 8, ts.ac_exitcode);
 	EXPECT_EQ((uint32_t)pid, ts.ac_pid);
 	EXPECT_EQ((uint32_t)getpid(), ts.ac_ppid);
 	EXPECT_STREQ("ts-exit7", ts.ac_comm);
-	EXPECT_EQ(0, tsnl_cpumask(self->fd, self->family,
-				  TASKSTATS_CMD_ATTR_DEREGISTER_CPUMASK, cpus));
+	EXPECT_EQ(0, listen_on(self, false, cpus));
 }
 
 /*
@@ -232,41 +252,31 @@ TEST_F(taskstats, registering_cpus_again_hears_each_exit_once)
 {
 	struct taskstats ts;
 	char cpus[256];
-	int messages, status;
+	int messages;
 	pid_t pid;
 
 	ASSERT_EQ(0, ts_register_all(self->fd, self->family, cpus, sizeof(cpus)));
-	ASSERT_EQ(0, tsnl_cpumask(self->fd, self->family,
-				  TASKSTATS_CMD_ATTR_REGISTER_CPUMASK, cpus));
-	ASSERT_EQ(0, tsnl_cpumask(self->fd, self->family,
-				  TASKSTATS_CMD_ATTR_REGISTER_CPUMASK, "0"));
-	pid = fork();
-	ASSERT_LE(0, pid);
-	if (pid == 0)
-		_exit(3);
-	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_EQ(0, listen_on(self, true, cpus));
+	ASSERT_EQ(0, listen_on(self, true, "0"));
+	pid = reaped_child("ts-exit3", 3);
+	ASSERT_LT(0, pid);
 	EXPECT_EQ(1, drain_for_pid(self->fd, pid, &ts, &messages));
 	EXPECT_EQ(3U << 8, ts.ac_exitcode);
-	EXPECT_EQ(0, tsnl_cpumask(self->fd, self->family,
-				  TASKSTATS_CMD_ATTR_DEREGISTER_CPUMASK, cpus));
+	EXPECT_EQ(0, listen_on(self, false, cpus));
 }
 
 TEST_F(taskstats, deregistered_listener_receives_nothing)
 {
 	struct taskstats ts;
 	char cpus[256];
-	int messages, status;
+	int messages;
 	pid_t pid;
 
 	ASSERT_EQ(0, ts_register_all(self->fd, self->family, cpus, sizeof(cpus)));
 	/* Records queued before the ack of this request are consumed by it. */
-	ASSERT_EQ(0, tsnl_cpumask(self->fd, self->family,
-				  TASKSTATS_CMD_ATTR_DEREGISTER_CPUMASK, cpus));
-	pid = fork();
-	ASSERT_LE(0, pid);
-	if (pid == 0)
-		_exit(7);
-	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_EQ(0, listen_on(self, false, cpus));
+	pid = reaped_child("ts-exit7", 7);
+	ASSERT_LT(0, pid);
 	EXPECT_FALSE(drain_for_pid(self->fd, pid, &ts, &messages));
 	EXPECT_EQ(0, messages);
 }
