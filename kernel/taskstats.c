@@ -490,13 +490,19 @@ static struct taskstats_listeners *nsl_find(struct pid_namespace *ns)
 				      lockdep_is_held(&listeners_mutex));
 }
 
+static void nsl_free(struct taskstats_listeners *nsl)
+{
+	if (nsl)
+		free_percpu(nsl->cpu);
+	kfree(nsl);
+}
+
 static void nsl_free_rcu(struct rcu_head *rcu)
 {
 	struct taskstats_listeners *nsl = container_of(rcu, struct taskstats_listeners, rcu);
 
-	free_percpu(nsl->cpu);
 	put_pid_ns(nsl->pid_ns);
-	kfree(nsl);
+	nsl_free(nsl);
 }
 
 /* Lists for a pid namespace's listeners, not yet its. */
@@ -510,7 +516,7 @@ static struct taskstats_listeners *nsl_alloc(void)
 		return NULL;
 	nsl->cpu = alloc_percpu_gfp(struct cpu_listeners, GFP_KERNEL_ACCOUNT);
 	if (!nsl->cpu) {
-		kfree(nsl);
+		nsl_free(nsl);
 		return NULL;
 	}
 	for_each_possible_cpu(cpu)
@@ -574,6 +580,7 @@ static void listener_free_rcu(struct rcu_head *rcu)
  * link per CPU, allocated and freed.
  */
 struct listener_alloc {
+	struct listener_sock *ls;		/* the socket's state */
 	struct listener *l;			/* if the socket has none */
 	struct taskstats_listeners *nsl;	/* if the namespace has none */
 	struct list_head links;			/* one per CPU asked for */
@@ -584,7 +591,6 @@ static int listener_alloc(struct listener_alloc *a, const struct requester *rq,
 			  struct sock *sk, const struct cpumask *mask)
 {
 	struct pid_namespace *ns = rq->pid_ns;
-	struct listener_sock *ls;
 	struct listener_link *link;
 	unsigned int cpu;
 
@@ -593,11 +599,11 @@ static int listener_alloc(struct listener_alloc *a, const struct requester *rq,
 	a->nsl = NULL;
 	if (!zalloc_cpumask_var(&a->has, GFP_KERNEL))
 		return -ENOMEM;
-	/* Kept until the socket's release, even if nothing registers. */
-	ls = genl_sk_priv_get(&family, sk);
-	if (IS_ERR(ls))
-		return PTR_ERR(ls);
-	if (!READ_ONCE(ls->l)) {
+	/* Created on first use, even if nothing registers. */
+	a->ls = genl_sk_priv_get(&family, sk);
+	if (IS_ERR(a->ls))
+		return PTR_ERR(a->ls);
+	if (!READ_ONCE(a->ls->l)) {
 		a->l = kzalloc(sizeof(*a->l), GFP_KERNEL_ACCOUNT);
 		if (!a->l)
 			return -ENOMEM;
@@ -625,10 +631,7 @@ static void listener_alloc_free(struct listener_alloc *a)
 
 	list_for_each_entry_safe(link, tmp, &a->links, sibling)
 		kfree(link);
-	if (a->nsl) {
-		free_percpu(a->nsl->cpu);
-		kfree(a->nsl);
-	}
+	nsl_free(a->nsl);
 	kfree(a->l);
 	free_cpumask_var(a->has);
 }
@@ -709,7 +712,6 @@ static int listener_add(const struct requester *rq, struct sock *sk,
 {
 	struct listener_link *link, *tmp;
 	struct listener_alloc a;
-	struct listener_sock *ls;
 	struct listener *l;
 	LIST_HEAD(added);
 	int ret;
@@ -721,9 +723,7 @@ again:
 	ret = mutex_lock_killable(&listeners_mutex);
 	if (ret)
 		goto free;
-	/* Created by listener_alloc(), kept until the socket's release. */
-	ls = __genl_sk_priv_get(&family, sk);
-	l = ls->l;
+	l = a.ls->l;
 	if (l && !same_requester(&l->rq, rq)) {
 		ret = -EBUSY;
 		goto out;
@@ -760,7 +760,7 @@ again:
 		listener_drop(l);
 		l = NULL;
 	}
-	WRITE_ONCE(ls->l, l);
+	WRITE_ONCE(a.ls->l, l);
 out:
 	mutex_unlock(&listeners_mutex);
 free:
