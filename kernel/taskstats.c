@@ -431,7 +431,7 @@ static bool may_read(const struct requester *rq, struct task_struct *tsk,
  */
 struct cpu_listeners {
 	struct list_head list;		/* struct listener_link.node */
-	u64 seq;			/* of the last link added */
+	atomic64_t seq;			/* of the last link added */
 	atomic_t seqnum;		/* of the next exit message */
 };
 
@@ -747,13 +747,13 @@ again:
 		struct cpu_listeners *cl = per_cpu_ptr(l->nsl->cpu, link->cpu);
 
 		list_move_tail(&link->sibling, &l->links);
-		link->seq = cl->seq + 1;
+		link->seq = atomic64_read(&cl->seq) + 1;
 		list_add_tail_rcu(&link->node, &cl->list);
 		/*
 		 * Pairs with notify_listeners(): a walk that sees the new
 		 * seq sees the link; one that does not skips it.
 		 */
-		smp_store_release(&cl->seq, link->seq);
+		atomic64_set_release(&cl->seq, link->seq);
 	}
 	/* An empty cpulist registers nothing. */
 	if (list_empty(&l->links)) {
@@ -1826,7 +1826,7 @@ static void notify_listeners(struct task_struct *tsk, int group_dead,
 	u64 seq;
 
 	/* Pairs with listener_add(): links of a later seq are not ours. */
-	seq = smp_load_acquire(&cl->seq);
+	seq = atomic64_read_acquire(&cl->seq);
 
 	list_for_each_entry_srcu(link, &cl->list, node,
 				 srcu_read_lock_held(&listeners_srcu)) {
