@@ -577,11 +577,15 @@ static void listener_free_rcu(struct rcu_head *rcu)
  * release of every listening socket waits for the mutex, so nobody (a
  * container's root near its memory cgroup's limit, say) may hold it while
  * allocating. A registration of CPUs the socket already has pays one
- * link per CPU, allocated and freed.
+ * link per CPU, allocated and freed. The user's counters are held too,
+ * so that charging the user under the mutex finds them and allocates
+ * nothing; the charge itself is decided there, where the socket is
+ * known to have no listener yet.
  */
 struct listener_alloc {
-	struct listener_sock *ls;		/* the socket's state */
+	struct listener_sock *ls;		/* kept until the socket's release */
 	struct listener *l;			/* if the socket has none */
+	struct ucounts *held;			/* for l, unless rq->admin */
 	struct taskstats_listeners *nsl;	/* if the namespace has none */
 	struct list_head links;			/* one per CPU asked for */
 	cpumask_var_t has;			/* CPUs the listener has */
@@ -596,6 +600,7 @@ static int listener_alloc(struct listener_alloc *a, const struct requester *rq,
 
 	INIT_LIST_HEAD(&a->links);
 	a->l = NULL;
+	a->held = NULL;
 	a->nsl = NULL;
 	if (!zalloc_cpumask_var(&a->has, GFP_KERNEL))
 		return -ENOMEM;
@@ -607,6 +612,12 @@ static int listener_alloc(struct listener_alloc *a, const struct requester *rq,
 		a->l = kzalloc(sizeof(*a->l), GFP_KERNEL_ACCOUNT);
 		if (!a->l)
 			return -ENOMEM;
+		if (!rq->admin) {
+			a->held = alloc_ucounts(rq->cred->user_ns,
+						rq->cred->euid);
+			if (!a->held)
+				return -ENOMEM;
+		}
 	}
 	if (ns != &init_pid_ns && !rcu_access_pointer(ns->taskstats_listeners)) {
 		a->nsl = nsl_alloc();
@@ -632,6 +643,8 @@ static void listener_alloc_free(struct listener_alloc *a)
 	list_for_each_entry_safe(link, tmp, &a->links, sibling)
 		kfree(link);
 	nsl_free(a->nsl);
+	if (a->held)
+		put_ucounts(a->held);
 	kfree(a->l);
 	free_cpumask_var(a->has);
 }
@@ -653,6 +666,7 @@ static struct listener *listener_new(const struct requester *rq,
 	if (!l)
 		return ERR_PTR(-EAGAIN);
 	if (!rq->admin) {
+		/* Finds the counters @a holds: allocates nothing. */
 		ucounts = inc_ucount(rq->cred->user_ns, rq->cred->euid,
 				     UCOUNT_TASKSTATS_LISTENERS);
 		if (!ucounts)

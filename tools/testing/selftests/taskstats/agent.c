@@ -460,6 +460,75 @@ static int listen_more(void)
 	return 0;
 }
 
+struct register_cpu0 {
+	int fd;
+	pthread_barrier_t *go;
+	int err;
+};
+
+/* Sends a registration of CPU 0; the answer is read by the caller. */
+static void *send_register_cpu0(void *arg)
+{
+	struct register_cpu0 *r = arg;
+	struct tsnl_msg m;
+
+	tsnl_msg_init(&m, family, TASKSTATS_CMD_GET, NLM_F_ACK);
+	tsnl_put_str(&m, TASKSTATS_CMD_ATTR_REGISTER_CPUMASK, "0");
+	pthread_barrier_wait(r->go);
+	r->err = tsnl_send(r->fd, &m);
+	return NULL;
+}
+
+/*
+ * @rounds new sockets, each registered by two threads at once, which race
+ * to create its listener: how many sockets had a registration fail.
+ */
+static int listen_twice_at_once(int rounds)
+{
+	char buf[TSNL_BUF_SIZE];
+	int failed = 0;
+
+	for (int i = 0; i < rounds; i++) {
+		struct register_cpu0 r[2];
+		pthread_barrier_t go;
+		int fd, acks = 0, bad = 0;
+		pthread_t t;
+
+		fd = tsnl_open();
+		if (fd < 0)
+			return fd;
+		pthread_barrier_init(&go, NULL, 2);
+		r[0] = (struct register_cpu0){ .fd = fd, .go = &go };
+		r[1] = r[0];
+		if (pthread_create(&t, NULL, send_register_cpu0, &r[1])) {
+			close(fd);
+			return -EAGAIN;
+		}
+		send_register_cpu0(&r[0]);
+		pthread_join(t, NULL);
+		pthread_barrier_destroy(&go);
+		bad = r[0].err || r[1].err;
+		while (!bad && acks < 2) {
+			int n = tsnl_recv(fd, buf, sizeof(buf), 0);
+			struct nlmsghdr *h;
+
+			if (n < 0) {
+				bad = 1;
+				break;
+			}
+			for (h = (void *)buf; NLMSG_OK(h, n); h = NLMSG_NEXT(h, n)) {
+				if (h->nlmsg_type != NLMSG_ERROR)
+					continue;
+				acks++;
+				bad |= ((struct nlmsgerr *)NLMSG_DATA(h))->error != 0;
+			}
+		}
+		close(fd);
+		failed += bad;
+	}
+	return failed;
+}
+
 static int obey(const struct cmd *c, int pidfd, int *reply_fd, int *aux)
 {
 	pid_t pid = pidfd >= 0 && c->op != OP_REGISTER_ON ? pidfd_local(pidfd) : 0;
@@ -494,6 +563,12 @@ static int obey(const struct cmd *c, int pidfd, int *reply_fd, int *aux)
 			return -ENOENT;
 		close(more[--nr_more]);
 		return 0;
+	case OP_LISTEN_RACE:
+		return listen_twice_at_once(c->arg);
+	case OP_LISTEN_WIDER:
+		if (!nr_more)
+			return -ENOENT;
+		return ts_register_all(more[nr_more - 1], family, cpus, sizeof(cpus));
 	case OP_SET_LIMIT:
 		snprintf(cpus, sizeof(cpus), "%d", c->arg);
 		return ts_write_file("/proc/sys/user/max_taskstats_listeners", cpus);

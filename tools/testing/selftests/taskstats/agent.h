@@ -41,6 +41,8 @@ enum op {
 	OP_RACE,	/* GETs the target for arg ms: records of a setuid program */
 	OP_LISTEN_MORE,	/* one more socket listening on CPU 0: 0 or -errno */
 	OP_LISTEN_LESS,	/* closes the last of those */
+	OP_LISTEN_WIDER,	/* the last of those adds every CPU: 0 or -errno */
+	OP_LISTEN_RACE,	/* arg sockets registered by two threads at once each */
 	OP_SET_LIMIT,	/* user.max_taskstats_listeners of its user namespace */
 	OP_REGISTER_ON,	/* registers CPU 0 on the socket passed: 0 or -errno */
 };

@@ -255,9 +255,48 @@ TEST_F(limits, a_users_listeners_beyond_its_limit_are_enospc)
 	for (int i = 0; i < 3; i++)
 		ASSERT_EQ(0, more(&self->c1));
 	EXPECT_EQ(-ENOSPC, more(&self->c1));
-	/* Closing a listener gives its place back. */
+	/* Closing a listener gives its place back, and only its place. */
 	ASSERT_EQ(0, ask(&self->c1, OP_LISTEN_LESS, 0, "", -1, NULL));
 	EXPECT_EQ(0, more(&self->c1));
+	EXPECT_EQ(-ENOSPC, more(&self->c1));
+}
+
+/* A refused registration takes no place: none is left over after many. */
+TEST_F(limits, refused_registrations_leave_the_count_as_it_was)
+{
+	for (int i = 0; i < 3; i++)
+		ASSERT_EQ(0, more(&self->c1));
+	for (int i = 0; i < 20; i++)
+		ASSERT_EQ(-ENOSPC, more(&self->c1));
+	for (int i = 0; i < 3; i++)
+		ASSERT_EQ(0, ask(&self->c1, OP_LISTEN_LESS, 0, "", -1, NULL));
+	for (int i = 0; i < 3; i++)
+		EXPECT_EQ(0, more(&self->c1));
+	EXPECT_EQ(-ENOSPC, more(&self->c1));
+}
+
+/*
+ * Two threads registering one new socket at once, at the user's last
+ * place, both succeed: the place is the socket's, taken once, and the
+ * thread that finds the other's listener needs none.
+ */
+TEST_F(limits, two_threads_registering_one_socket_at_the_last_place_both_succeed)
+{
+	ASSERT_EQ(0, more(&self->c1));
+	ASSERT_EQ(0, more(&self->c1));
+	EXPECT_EQ(0, ask(&self->c1, OP_LISTEN_RACE, 200, "", -1, NULL));
+	/* Each of those sockets was closed: the last place is free again. */
+	EXPECT_EQ(0, more(&self->c1));
+	EXPECT_EQ(-ENOSPC, more(&self->c1));
+}
+
+/* The limit counts listeners, not CPUs: a listener at it may add CPUs. */
+TEST_F(limits, a_listener_at_its_users_limit_may_still_add_cpus)
+{
+	for (int i = 0; i < 3; i++)
+		ASSERT_EQ(0, more(&self->c1));
+	EXPECT_EQ(0, ask(&self->c1, OP_LISTEN_WIDER, 0, "", -1, NULL));
+	EXPECT_EQ(-ENOSPC, more(&self->c1));
 }
 
 /* More namespaces do not make more room: the user is counted in each ancestor. */
