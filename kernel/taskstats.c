@@ -252,6 +252,21 @@ static const struct cred *opener_cred(const struct sk_buff *skb)
 }
 
 /*
+ * netlink_capable(@skb, CAP_NET_ADMIN), unaudited: a requester without
+ * the capability is refused nothing here, only judged task by task, so
+ * its lack is no denial for an LSM to log. A use is still marked
+ * (PF_SUPERPRIV), as upstream's GENL_ADMIN_PERM marked every GET.
+ */
+static bool requester_admin(const struct sk_buff *skb,
+			    const struct cred *opener)
+{
+	if (!(NETLINK_CB(skb).flags & NETLINK_SKB_DST) &&
+	    security_capable(opener, &init_user_ns, CAP_NET_ADMIN, CAP_OPT_NOAUDIT))
+		return false;
+	return ns_capable_noaudit(&init_user_ns, CAP_NET_ADMIN);
+}
+
+/*
  * The sender of @skb, current. As netlink_capable() and
  * netlink_ns_capable() do for capabilities, the opener's credentials are
  * judged too unless the sender addressed the message itself (sendto(2),
@@ -266,7 +281,7 @@ static void requester_init(struct requester *rq, const struct sk_buff *skb)
 	rq->opener = opener == rq->cred ||
 		     (NETLINK_CB(skb).flags & NETLINK_SKB_DST) ? NULL : opener;
 	rq->pid_ns = task_active_pid_ns(current);
-	rq->admin = netlink_capable(skb, CAP_NET_ADMIN);
+	rq->admin = requester_admin(skb, opener);
 }
 
 /* For a requester that outlives its request: a dump or a listener. */
@@ -341,8 +356,13 @@ static bool cred_may_open_io(const struct cred *cred, struct task_struct *tsk,
 	if (!kuid_has_mapping(cred->user_ns, uid) ||
 	    !kgid_has_mapping(cred->user_ns, gid))
 		return false;
-	return !security_capable(cred, cred->user_ns, CAP_DAC_OVERRIDE, opts) ||
-	       !security_capable(cred, cred->user_ns, CAP_DAC_READ_SEARCH, opts);
+	/*
+	 * Bypassing read permission first, as generic_permission() asks for
+	 * a read: asking for the override first would have an LSM log a
+	 * denial of it that opening the file never causes.
+	 */
+	return !security_capable(cred, cred->user_ns, CAP_DAC_READ_SEARCH, opts) ||
+	       !security_capable(cred, cred->user_ns, CAP_DAC_OVERRIDE, opts);
 }
 
 /*
@@ -365,7 +385,11 @@ static bool cred_may_read(const struct cred *cred, struct task_struct *tsk,
 	const struct cred *old;
 	bool ok;
 
-	if (!cred_may_open_io(cred, tsk, mode))
+	/*
+	 * Unaudited: where a read is audited (a GET), may_open() judged the
+	 * open, audited, before the exec lock; this catches an exec since.
+	 */
+	if (!cred_may_open_io(cred, tsk, mode | PTRACE_MODE_NOAUDIT))
 		return false;
 	if (cred == current_cred())
 		return ptrace_may_access(tsk, mode);
@@ -1221,6 +1245,7 @@ static int cmd_listener(struct sk_buff *skb, const struct nlattr *na, bool add)
 	int ret;
 
 	requester_init(&rq, skb);
+	/* Asked again, audited: here its lack is a refusal. */
 	if (!rq.admin &&
 	    !netlink_ns_capable(skb, rq.pid_ns->user_ns, CAP_NET_ADMIN))
 		return -EPERM;
