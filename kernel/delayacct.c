@@ -69,6 +69,12 @@ static DEFINE_MUTEX(delayacct_switch);
 static void set_delayacct(bool enabled)
 {
 	guard(mutex)(&delayacct_switch);
+	/*
+	 * Only a change is a switch: switched on again, accounting would
+	 * discard every wait in flight (see delayacct_on_since).
+	 */
+	if (enabled == static_key_enabled(&delayacct_key))
+		return;
 	if (enabled) {
 		WRITE_ONCE(delayacct_on_since, local_clock());
 		static_branch_enable(&delayacct_key);

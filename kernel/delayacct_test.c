@@ -77,42 +77,88 @@ static void delayacct_merge_sums_a_group(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ts->wpcopy_delay_max_ts.tv_sec, 11LL);
 }
 
+/*
+ * A task of the test's own: no hook of a real task, on this CPU or
+ * another, reaches its delays, and they outlive the test's frame.
+ */
+static struct task_struct *delayacct_fake_task(struct kunit *test)
+{
+	struct task_struct *t = kunit_kzalloc(test, sizeof(*t), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, t);
+	t->delays = kunit_kzalloc(test, sizeof(*t->delays), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, t->delays);
+	raw_spin_lock_init(&t->delays->lock);
+	return t;
+}
+
+/*
+ * Ends @t's wait in @class once this CPU's clock is past its start, so
+ * that it lasted at least a nanosecond whatever the clock's resolution
+ * and whichever CPU it began on.
+ */
+static void delayacct_end_later(struct task_struct *t, enum delayacct_class class)
+{
+	u64 start = t->delays->start[class];
+
+	preempt_disable();
+	while (local_clock() <= start)
+		cpu_relax();
+	__delayacct_end(t, class);
+	preempt_enable();
+}
+
 /* An end without a start is not a delay since boot. */
 static void delayacct_end_without_start_is_ignored(struct kunit *test)
 {
-	struct task_delay_info *saved = current->delays;
-	struct task_delay_info d = {};
+	struct task_struct *t = delayacct_fake_task(test);
 
-	raw_spin_lock_init(&d.lock);
-	current->delays = &d;
-	__delayacct_end(current, DELAYACCT_COMPACT);
-	KUNIT_EXPECT_EQ(test, d.count[DELAYACCT_COMPACT], 0U);
-	__delayacct_start(current, DELAYACCT_COMPACT);
-	__delayacct_end(current, DELAYACCT_COMPACT);
-	KUNIT_EXPECT_EQ(test, d.count[DELAYACCT_COMPACT], 1U);
-	KUNIT_EXPECT_EQ(test, d.start[DELAYACCT_COMPACT], 0ULL);
-	current->delays = saved;
+	__delayacct_end(t, DELAYACCT_COMPACT);
+	KUNIT_EXPECT_EQ(test, t->delays->count[DELAYACCT_COMPACT], 0U);
+	__delayacct_start(t, DELAYACCT_COMPACT);
+	delayacct_end_later(t, DELAYACCT_COMPACT);
+	KUNIT_EXPECT_EQ(test, t->delays->count[DELAYACCT_COMPACT], 1U);
+	KUNIT_EXPECT_EQ(test, t->delays->start[DELAYACCT_COMPACT], 0ULL);
 }
 
 /* A start stamped before the last switch-on does not pair with an end. */
 static void delayacct_start_before_switch_on_is_discarded(struct kunit *test)
 {
-	struct task_delay_info *saved = current->delays;
+	struct task_struct *t = delayacct_fake_task(test);
 	u64 saved_since = delayacct_on_since;
-	struct task_delay_info d = {};
 
-	raw_spin_lock_init(&d.lock);
-	current->delays = &d;
-	__delayacct_start(current, DELAYACCT_SWAPIN);
+	__delayacct_start(t, DELAYACCT_SWAPIN);
 	WRITE_ONCE(delayacct_on_since, local_clock() + 1);
-	__delayacct_end(current, DELAYACCT_SWAPIN);
-	KUNIT_EXPECT_EQ(test, d.count[DELAYACCT_SWAPIN], 0U);
-	KUNIT_EXPECT_EQ(test, d.start[DELAYACCT_SWAPIN], 0ULL);
+	__delayacct_end(t, DELAYACCT_SWAPIN);
+	KUNIT_EXPECT_EQ(test, t->delays->count[DELAYACCT_SWAPIN], 0U);
+	KUNIT_EXPECT_EQ(test, t->delays->start[DELAYACCT_SWAPIN], 0ULL);
 	WRITE_ONCE(delayacct_on_since, saved_since);
-	__delayacct_start(current, DELAYACCT_SWAPIN);
-	__delayacct_end(current, DELAYACCT_SWAPIN);
-	KUNIT_EXPECT_EQ(test, d.count[DELAYACCT_SWAPIN], 1U);
-	current->delays = saved;
+	__delayacct_start(t, DELAYACCT_SWAPIN);
+	delayacct_end_later(t, DELAYACCT_SWAPIN);
+	KUNIT_EXPECT_EQ(test, t->delays->count[DELAYACCT_SWAPIN], 1U);
+}
+
+/*
+ * Switching accounting on while it is on is no switch: a wait in flight
+ * across it is still recorded. (Switched on here if it was off, for a
+ * moment, for the whole system.)
+ */
+static void delayacct_switching_on_again_keeps_waits_in_flight(struct kunit *test)
+{
+	bool was_on = static_key_enabled(&delayacct_key);
+	struct task_struct *t = delayacct_fake_task(test);
+	u64 start;
+
+	set_delayacct(true);
+	__delayacct_start(t, DELAYACCT_SWAPIN);
+	start = t->delays->start[DELAYACCT_SWAPIN];
+	/* Past the start: a switch-on now would discard the wait. */
+	while (local_clock() <= start)
+		cpu_relax();
+	set_delayacct(true);
+	delayacct_end_later(t, DELAYACCT_SWAPIN);
+	KUNIT_EXPECT_EQ(test, t->delays->count[DELAYACCT_SWAPIN], 1U);
+	set_delayacct(was_on);
 }
 
 /* A runqueue wait: its part on runqueues the task left, then its end. */
@@ -198,6 +244,7 @@ static struct kunit_case delayacct_test_cases[] = {
 	KUNIT_CASE(delayacct_merge_sums_a_group),
 	KUNIT_CASE(delayacct_end_without_start_is_ignored),
 	KUNIT_CASE(delayacct_start_before_switch_on_is_discarded),
+	KUNIT_CASE(delayacct_switching_on_again_keeps_waits_in_flight),
 	KUNIT_CASE(delayacct_cpu_extremes_are_of_whole_waits),
 	KUNIT_CASE(delayacct_cpu_extremes_follow_the_range),
 	{}
