@@ -123,6 +123,7 @@
 #include <linux/sched/signal.h>
 #include <linux/sched/task.h>
 #include <linux/slab.h>
+#include <linux/sort.h>
 #include <linux/srcu.h>
 #include <linux/taskstats_kern.h>
 #include <linux/tsacct_kern.h>
@@ -1325,14 +1326,21 @@ static struct cgroup_subsys_state *cgroup_dir_css(struct dentry *dir)
 /*
  * A dump of one cgroup (DUMP_CGROUP_FD) sends the tasks that are in that
  * cgroup when it starts, and with DUMP_SUBTREE those of its descendants,
- * in pre-order. They are listed then, with the cgroup core's task
+ * in pid order. They are listed then, with the cgroup core's task
  * iterator, whose cost follows the cgroup's tasks and not the pid space,
  * as pid numbers of the requester's namespace with their start times:
- * 16 bytes a task, charged to the requester. The dump's parts look each
- * up again and skip the tasks gone, or whose number a new task took.
- * Nothing is held between parts: a task, a css_set or a cgroup pinned by
- * a dump its requester stopped reading would stay allocated after its
- * exit or rmdir, for as long as the socket lived.
+ * 16 bytes a task (12 on i386), charged to the requester. Only the tasks
+ * whose io file the requester could open are listed, so that the list of
+ * a dump left unread, which lives as long as its socket, holds at most
+ * what the requester may read: its own tasks, for a user. The dump's
+ * parts look each up again and skip the tasks gone, or whose number a
+ * new task took. Nothing is held between parts: a task, a css_set or a
+ * cgroup pinned by a dump its requester stopped reading would stay
+ * allocated after its exit or rmdir, for as long as the socket lived.
+ *
+ * A task that moves between the subtree's cgroups while they are listed
+ * is sent once, not twice, but may be missed, as a directory walk misses
+ * a file renamed behind it.
  */
 struct cgroup_entry {
 	u64 start_time;
@@ -1347,12 +1355,16 @@ struct cgroup_list {
 };
 
 static int cgroup_list_add(struct cgroup_list *l, struct task_struct *tsk,
-			   struct pid_namespace *ns)
+			   const struct requester *rq)
 {
+	struct pid_namespace *ns = rq->pid_ns;
 	struct cgroup_entry *e;
 	pid_t nr = l->tgid ? task_tgid_nr_ns(tsk, ns) : task_pid_nr_ns(tsk, ns);
 
 	if (!nr)		/* another namespace's, or reaped */
+		return 0;
+	/* Unaudited, as a dump's checks are; a group's is its leader's. */
+	if (!may_open(rq, tsk, PTRACE_MODE_READ_FSCREDS | PTRACE_MODE_NOAUDIT))
 		return 0;
 	if (l->len == l->size) {
 		unsigned int size = l->size ? 2 * l->size : 64;
@@ -1366,14 +1378,27 @@ static int cgroup_list_add(struct cgroup_list *l, struct task_struct *tsk,
 	}
 	e = &l->tasks[l->len++];
 	e->nr = nr;
-	e->start_time = tsk->start_time;	/* a leader's, for a group */
+	/* A leader's, for a group. */
+	e->start_time = READ_ONCE(tsk->start_time);
 	return 0;
+}
+
+/*
+ * A break in a long walk, every 256 steps: the list is made in the
+ * sender's sendmsg(), under genetlink's cb_lock; a fatal signal ends it.
+ */
+static int cgroup_list_pause(unsigned int n)
+{
+	if (n % 256)
+		return 0;
+	cond_resched();
+	return fatal_signal_pending(current) ? -EINTR : 0;
 }
 
 /* Lists the tasks of @css itself. */
 static int cgroup_list_css(struct cgroup_list *l,
 			   struct cgroup_subsys_state *css,
-			   struct pid_namespace *ns)
+			   const struct requester *rq)
 {
 	struct css_task_iter it;
 	struct task_struct *tsk;
@@ -1381,11 +1406,8 @@ static int cgroup_list_css(struct cgroup_list *l,
 	int ret = 0;
 
 	css_task_iter_start(css, l->tgid ? CSS_TASK_ITER_PROCS : 0, &it);
-	while (!ret && (tsk = css_task_iter_next(&it))) {
-		ret = cgroup_list_add(l, tsk, ns);
-		if (!(++n % 256))
-			cond_resched();
-	}
+	while (!ret && (tsk = css_task_iter_next(&it)))
+		ret = cgroup_list_add(l, tsk, rq) ?: cgroup_list_pause(++n);
 	css_task_iter_end(&it);
 	return ret;
 }
@@ -1393,13 +1415,15 @@ static int cgroup_list_css(struct cgroup_list *l,
 /* Lists the tasks of @root, and with @subtree of its descendants. */
 static int cgroup_list_fill(struct cgroup_list *l,
 			    struct cgroup_subsys_state *root, bool subtree,
-			    struct pid_namespace *ns)
+			    const struct requester *rq)
 {
 	struct cgroup_subsys_state *pos = root, *next;
+	unsigned int n = 0;
 	int ret;
 
 	css_get(pos);
-	while (!(ret = cgroup_list_css(l, pos, ns)) && subtree) {
+	while (!(ret = cgroup_list_css(l, pos, rq) ?: cgroup_list_pause(++n)) &&
+	       subtree) {
 		rcu_read_lock();
 		next = css_next_descendant_pre(pos, root);
 		while (next && !css_tryget(next))
@@ -1414,6 +1438,45 @@ static int cgroup_list_fill(struct cgroup_list *l,
 	return ret;
 }
 
+static int cgroup_entry_cmp(const void *a, const void *b)
+{
+	const struct cgroup_entry *x = a, *y = b;
+
+	if (x->nr != y->nr)
+		return x->nr < y->nr ? -1 : 1;
+	if (x->start_time != y->start_time)
+		return x->start_time < y->start_time ? -1 : 1;
+	return 0;
+}
+
+/*
+ * Puts the list in pid order, as the pid walk sends, and each task in it
+ * once: one that moved from a cgroup already listed to one listed later
+ * was met twice. Then gives back the room it does not use.
+ */
+static void cgroup_list_sort(struct cgroup_list *l)
+{
+	struct cgroup_entry *e;
+	unsigned int i, n = 0;
+
+	sort(l->tasks, l->len, sizeof(*l->tasks), cgroup_entry_cmp, NULL);
+	for (i = 0; i < l->len; i++)
+		if (!n || cgroup_entry_cmp(&l->tasks[n - 1], &l->tasks[i]))
+			l->tasks[n++] = l->tasks[i];
+	l->len = n;
+	if (n == l->size)
+		return;
+	/* A copy: kvrealloc() keeps the room it is given back. */
+	e = n ? kvmalloc_array(n, sizeof(*e), GFP_KERNEL_ACCOUNT) : NULL;
+	if (n && !e)
+		return;		/* the larger array serves */
+	if (e)
+		memcpy(e, l->tasks, array_size(n, sizeof(*e)));
+	kvfree(l->tasks);
+	l->tasks = e;
+	l->size = n;
+}
+
 static void cgroup_list_free(struct cgroup_list *l)
 {
 	kvfree(l->tasks);
@@ -1422,7 +1485,7 @@ static void cgroup_list_free(struct cgroup_list *l)
 
 /* Lists the tasks of the cgroup whose directory @fd is open on. */
 static struct cgroup_list *cgroup_list_start(u32 fd, bool subtree, bool tgid,
-					     struct pid_namespace *ns)
+					     const struct requester *rq)
 {
 	struct cgroup_subsys_state *css;
 	struct cgroup_list *l;
@@ -1438,7 +1501,7 @@ static struct cgroup_list *cgroup_list_start(u32 fd, bool subtree, bool tgid,
 	ret = -ENOMEM;
 	if (l) {
 		l->tgid = tgid;
-		ret = cgroup_list_fill(l, css, subtree, ns);
+		ret = cgroup_list_fill(l, css, subtree, rq);
 	}
 	css_put(css);
 	if (ret) {
@@ -1446,6 +1509,7 @@ static struct cgroup_list *cgroup_list_start(u32 fd, bool subtree, bool tgid,
 			cgroup_list_free(l);
 		return ERR_PTR(ret);
 	}
+	cgroup_list_sort(l);
 	return l;
 }
 
@@ -1462,10 +1526,12 @@ static struct task_struct *cgroup_list_next(struct cgroup_list *l,
 
 	while (l->next < l->len) {
 		e = &l->tasks[l->next++];
+		if (!(l->next % 256))
+			cond_resched();
 		rcu_read_lock();
 		tsk = pid_task(find_pid_ns(e->nr, ns), type);
 		/* de_thread() hands a new leader its predecessor's start. */
-		if (tsk && tsk->start_time == e->start_time)
+		if (tsk && READ_ONCE(tsk->start_time) == e->start_time)
 			get_task_struct(tsk);
 		else
 			tsk = NULL;
@@ -1487,7 +1553,7 @@ static struct task_struct *cgroup_list_next(struct cgroup_list *l,
 }
 
 static struct cgroup_list *cgroup_list_start(u32 fd, bool subtree, bool tgid,
-					     struct pid_namespace *ns)
+					     const struct requester *rq)
 {
 	return ERR_PTR(-EOPNOTSUPP);
 }
@@ -1517,14 +1583,19 @@ static struct task_struct *dump_next(struct dump_ctx *ctx, int *nr)
 	return pid_walk_next(ctx->rq->pid_ns, nr, ctx->tgid);
 }
 
-/* @tsk, met with no room left, opens the next part of the dump. */
-static void dump_hold(struct dump_ctx *ctx, struct task_struct *tsk)
+/*
+ * Steps a cgroup's dump back one task, which the next dump_next() looks
+ * up again; false for the pid walk, which goes on from a pid number.
+ */
+static bool dump_back(struct dump_ctx *ctx)
 {
 #ifdef CONFIG_CGROUPS
-	if (ctx->cg)
-		ctx->cg->next--;	/* looked up again */
+	if (ctx->cg) {
+		ctx->cg->next--;
+		return true;
+	}
 #endif
-	put_task_struct(tsk);	/* the pid walk looks its number up again */
+	return false;
 }
 
 static struct dump_ctx *dump_ctx(struct netlink_callback *cb)
@@ -1558,7 +1629,7 @@ static int taskstats_dump_start(struct netlink_callback *cb)
 	if (cg_fd) {
 		struct cgroup_list *l = cgroup_list_start(nla_get_u32(cg_fd),
 							  subtree, ctx->tgid,
-							  ctx->rq->pid_ns);
+							  ctx->rq);
 
 		if (IS_ERR(l)) {
 			kfree(ctx->rq);
@@ -1615,7 +1686,8 @@ static int taskstats_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 				 cb->nlh->nlmsg_seq, NLM_F_MULTI, id_type, nr,
 				 &msg);
 		if (!stats) {		/* full: this task opens the next skb */
-			dump_hold(ctx, tsk);
+			put_task_struct(tsk);
+			dump_back(ctx);	/* or the pid walk resumes at nr */
 			full = true;
 			break;
 		}
@@ -1634,14 +1706,15 @@ static int taskstats_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 				break;
 			}
 			/*
-			 * The leader was released: the group died, or another
+			 * Reaped, or renumbered by an exec; for a group, the
+			 * leader was released: the group died, or another
 			 * thread's exec made that thread the leader of @nr.
-			 * The pid walk looks @nr up once more to find the new
-			 * one.
+			 * Look @nr up once more to find the new one.
 			 */
-			if (!ctx->cg && nr != retried) {
+			if (nr != retried) {
 				retried = nr;
-				nr--;	/* the loop's nr++ comes back to it */
+				if (!dump_back(ctx))
+					nr--;	/* the loop's nr++ returns to it */
 			}
 			continue;
 		}

@@ -88,6 +88,7 @@ struct mess {
 	char frozen[PATH_BUF];	/* a directory of a file system we froze */
 	char v1[PATH_BUF];	/* where we mounted a cgroup v1 hierarchy */
 	unsigned long forks;	/* the churner's, so far */
+	unsigned long moves;	/* the mover's, so far */
 };
 
 enum kind {
@@ -133,7 +134,7 @@ struct world {
 	int hold[2];		/* the pipe every sleeping thread reads */
 	struct kid kids[MAX_KIDS];
 	int nkids;
-	pid_t churner;
+	pid_t churner;		/* or the mover */
 };
 
 /* ------------------------------------------------------------ cleaning */
@@ -433,8 +434,11 @@ static int sleeper(struct world *w, const char *cgroup, int threads,
 	return spawn(w, &(struct spec){ .cgroup = cgroup, .threads = threads }, out);
 }
 
-/* Forks and reaps children outside every cgroup of the test, until killed. */
-static int churn_start(struct world *w)
+/*
+ * Forks the test's background process (the churner or the mover), which
+ * the teardown kills: 0 in it, its pid in the test, or -errno.
+ */
+static pid_t background_fork(struct world *w)
 {
 	w->churner = fork();
 	if (w->churner < 0)
@@ -442,9 +446,66 @@ static int churn_start(struct world *w)
 	if (w->churner == 0) {
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		close(w->hold[1]);
+	}
+	return w->churner;
+}
+
+/* Forks and reaps children outside every cgroup of the test, until killed. */
+static int churn_start(struct world *w)
+{
+	pid_t pid = background_fork(w);
+
+	if (pid == 0)
 		fork_exit_forever(&w->mess->forks);
+	return pid < 0 ? pid : 0;
+}
+
+/* Waits at most WAIT_MS for the churner's or the mover's count @c to start. */
+static int wait_started(const unsigned long *c)
+{
+	for (int ms = 0; !__atomic_load_n(c, __ATOMIC_RELAXED); ms++) {
+		if (ms == WAIT_MS)
+			return -ETIMEDOUT;
+		usleep(1000);
 	}
 	return 0;
+}
+
+/*
+ * Whether a test that dumps in a loop since @t0 dumps again: 20 times at
+ * least, then while under @most dumps and @secs seconds.
+ */
+static bool dump_more(int dumps, int most, int secs, const struct timespec *t0)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return dumps < 20 || (dumps < most && t.tv_sec - t0->tv_sec < secs);
+}
+
+/*
+ * Moves the @n processes of @pids from cgroup @a to @b and back, one at a
+ * time, until killed.
+ */
+static int mover_start(struct world *w, const pid_t *pids, int n,
+		       const char *a, const char *b)
+{
+	char path[2][PATH_BUF + 16], pid[16];
+	pid_t mover;
+
+	snprintf(path[0], sizeof(path[0]), "%s/cgroup.procs", a);
+	snprintf(path[1], sizeof(path[1]), "%s/cgroup.procs", b);
+	mover = background_fork(w);
+	if (mover)
+		return mover < 0 ? mover : 0;
+	for (unsigned long round = 0;; round++) {
+		for (int i = 0; i < n; i++) {
+			snprintf(pid, sizeof(pid), "%d", pids[i]);
+			if (ts_write_file(path[round % 2], pid))
+				_exit(1);
+			__atomic_add_fetch(&w->mess->moves, 1, __ATOMIC_RELAXED);
+		}
+	}
 }
 
 /* ------------------------------------------------------------- fixture */
@@ -932,7 +993,7 @@ TEST_F_TIMEOUT(cgroup, cgroup_dump_lists_exactly_its_tasks_while_others_fork_and
 	struct ids want = { 0 };
 	int dumps = 0, wrong = 0, failed = 0, n;
 	unsigned long forks;
-	struct timespec t0, t;
+	struct timespec t0;
 	struct kid *k;
 
 	if (!self->w.series)
@@ -944,10 +1005,7 @@ TEST_F_TIMEOUT(cgroup, cgroup_dump_lists_exactly_its_tasks_while_others_fork_and
 	ASSERT_EQ(0, spawn(&self->w, &busy, &k));
 	add_tids(&want, k);
 	ASSERT_EQ(0, churn_start(&self->w));
-	for (int ms = 0; !__atomic_load_n(&self->w.mess->forks, __ATOMIC_RELAXED); ms++) {
-		ASSERT_GT(WAIT_MS, ms) TH_LOG("the churner never forked");
-		usleep(1000);
-	}
+	ASSERT_EQ(0, wait_started(&self->w.mess->forks)) TH_LOG("the churner never forked");
 	forks = self->w.mess->forks;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	do {
@@ -958,9 +1016,7 @@ TEST_F_TIMEOUT(cgroup, cgroup_dump_lists_exactly_its_tasks_while_others_fork_and
 		} else if (n != got.n || !same_ids(&got, &want, TASKSTATS_TYPE_AGGR_PID, !wrong)) {
 			wrong++;
 		}
-		dumps++;
-		clock_gettime(CLOCK_MONOTONIC, &t);
-	} while (dumps < 20 || (dumps < 500 && t.tv_sec - t0.tv_sec < 3));
+	} while (dump_more(++dumps, 500, 3, &t0));
 	forks = self->w.mess->forks - forks;
 	TH_LOG("%d dumps while %lu tasks forked and exited outside the cgroup", dumps, forks);
 	EXPECT_EQ(0, failed);
@@ -991,17 +1047,25 @@ enum { TOP, B, B_C, D, NR_TREE };
 
 static const char * const tree_name[NR_TREE] = { "", "/b", "/b/c", "/d" };
 
-/* One process of two threads in each cgroup of the tree, made in pre-order. */
+/*
+ * One process of two threads in each cgroup of the tree, made in
+ * pre-order, or with @reverse from the last cgroup to the first: then
+ * the later a cgroup comes in pre-order, the lower its tasks' ids.
+ */
 static void make_tree(struct __test_metadata *_metadata, struct world *w,
-		      char path[NR_TREE][PATH_BUF + 8], struct kid *kid[NR_TREE])
+		      char path[NR_TREE][PATH_BUF + 8], struct kid *kid[NR_TREE],
+		      bool reverse)
 {
 	for (int i = 0; i < NR_TREE; i++) {
 		snprintf(path[i], PATH_BUF + 8, "%s%s", w->dir, tree_name[i]);
 		if (i)
 			ASSERT_EQ(0, make_cgroup(w, path[i]));
 	}
-	for (int i = 0; i < NR_TREE; i++)
-		ASSERT_EQ(0, sleeper(w, path[i], 1, &kid[i]));
+	for (int i = 0; i < NR_TREE; i++) {
+		int cg = reverse ? NR_TREE - 1 - i : i;
+
+		ASSERT_EQ(0, sleeper(w, path[cg], 1, &kid[cg]));
+	}
 }
 
 TEST_F(cgroup, cgroup_dump_leaves_out_child_cgroups_without_the_subtree_flag)
@@ -1012,7 +1076,7 @@ TEST_F(cgroup, cgroup_dump_leaves_out_child_cgroups_without_the_subtree_flag)
 
 	if (!self->w.series)
 		SKIP(return, SKIP_DUMP);
-	make_tree(_metadata, &self->w, path, kid);
+	make_tree(_metadata, &self->w, path, kid, false);
 	add_tids(&want, kid[TOP]);
 	ASSERT_EQ(want.n, dump(&self->w, self->w.dirfd, 0, &got));
 	EXPECT_TRUE(same_ids(&got, &want, TASKSTATS_TYPE_AGGR_PID, true));
@@ -1026,34 +1090,99 @@ TEST_F(cgroup, subtree_dump_lists_every_task_of_every_descendant_once)
 
 	if (!self->w.series)
 		SKIP(return, SKIP_DUMP);
-	make_tree(_metadata, &self->w, path, kid);
+	make_tree(_metadata, &self->w, path, kid, false);
 	for (int i = 0; i < NR_TREE; i++)
 		add_tids(&want, kid[i]);
 	ASSERT_EQ(want.n, dump(&self->w, self->w.dirfd, TSNL_DUMP_SUBTREE, &got));
 	EXPECT_TRUE(same_ids(&got, &want, TASKSTATS_TYPE_AGGR_PID, true));
 }
 
-/* The tree in pre-order: the test's cgroup, b, b/c, then b's sibling d. */
-TEST_F(cgroup, subtree_dump_lists_each_cgroup_before_its_descendants_and_next_sibling)
+/*
+ * Pid order, as a dump of every task, whatever the order of the cgroups:
+ * the tree's tasks are made from its last cgroup to its first, so that
+ * pre-order would send them in decreasing order.
+ */
+TEST_F(cgroup, subtree_dump_lists_its_tasks_in_pid_order)
 {
 	char path[NR_TREE][PATH_BUF + 8];
 	struct kid *kid[NR_TREE];
-	int last = TOP, cg;
+	struct ids want = { 0 };
 
 	if (!self->w.series)
 		SKIP(return, SKIP_DUMP);
-	make_tree(_metadata, &self->w, path, kid);
-	ASSERT_EQ(NR_TREE * 2, dump(&self->w, self->w.dirfd, TSNL_DUMP_SUBTREE, &got));
-	for (int i = 0; i < got.n; i++) {
-		for (cg = 0; cg < NR_TREE; cg++)
-			if (got.rec[i].id == (uint32_t)kid[cg]->tid[0] ||
-			    got.rec[i].id == (uint32_t)kid[cg]->tid[1])
-				break;
-		ASSERT_GT(NR_TREE, cg) TH_LOG("record %d is of no cgroup of the tree", i);
-		EXPECT_LE(last, cg) TH_LOG("record %d, of %s, came after one of %s", i,
-					   tree_name[cg], tree_name[last]);
-		last = cg;
+	make_tree(_metadata, &self->w, path, kid, true);
+	for (int i = 0; i < NR_TREE; i++)
+		add_tids(&want, kid[i]);
+	ASSERT_EQ(want.n, dump(&self->w, self->w.dirfd, TSNL_DUMP_SUBTREE, &got));
+	EXPECT_TRUE(same_ids(&got, &want, TASKSTATS_TYPE_AGGR_PID, true));
+	for (int i = 1; i < got.n; i++) {
+		EXPECT_LT(got.rec[i - 1].id, got.rec[i].id)
+			TH_LOG("record %d, of %u, came after one of %u", i,
+			       got.rec[i].id, got.rec[i - 1].id);
 	}
+}
+
+/* Whether @s holds @id. */
+static bool has_id(const struct ids *s, uint32_t id)
+{
+	for (int i = 0; i < s->n; i++)
+		if (s->id[i] == id)
+			return true;
+	return false;
+}
+
+/*
+ * Tasks moving between two cgroups of a subtree while it is dumped: each
+ * dump sends each task once at most, in pid order. A task that moves
+ * behind the walk may be missed; that is counted, not judged.
+ */
+TEST_F_TIMEOUT(cgroup, subtree_dump_sends_a_task_once_while_tasks_move_between_its_cgroups, 60)
+{
+	char b[PATH_BUF + 8], d[PATH_BUF + 8];
+	int dumps = 0, bad = 0, failed = 0, short_dumps = 0, n;
+	struct timespec t0;
+	pid_t pids[24];
+	struct ids want = { 0 };
+	unsigned long moves;
+	struct kid *k;
+
+	if (!self->w.series)
+		SKIP(return, SKIP_DUMP);
+	snprintf(b, sizeof(b), "%s/b", self->w.dir);
+	snprintf(d, sizeof(d), "%s/d", self->w.dir);
+	ASSERT_EQ(0, make_cgroup(&self->w, b));
+	ASSERT_EQ(0, make_cgroup(&self->w, d));
+	for (int i = 0; i < (int)ARRAY_SIZE(pids); i++) {
+		ASSERT_EQ(0, sleeper(&self->w, b, 0, &k));
+		pids[i] = k->pid;
+		add_id(&want, k->pid);
+	}
+	ASSERT_EQ(0, mover_start(&self->w, pids, ARRAY_SIZE(pids), d, b));
+	ASSERT_EQ(0, wait_started(&self->w.mess->moves)) TH_LOG("the mover never moved a task");
+	moves = self->w.mess->moves;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do {
+		n = dump(&self->w, self->w.dirfd, TSNL_DUMP_SUBTREE, &got);
+		if (n < 0 && !failed++)
+			TH_LOG("a dump failed: %s", strerror(-n));
+		for (int i = 0; n >= 0 && i < got.n; i++) {
+			if (has_id(&want, got.rec[i].id) &&
+			    (!i || got.rec[i - 1].id < got.rec[i].id))
+				continue;
+			if (!bad++)
+				TH_LOG("dump %d: record %d is of %u, after %u", dumps, i,
+				       got.rec[i].id, i ? got.rec[i - 1].id : 0);
+			break;
+		}
+		short_dumps += n >= 0 && got.n < want.n;
+	} while (dump_more(++dumps, 300, 5, &t0));
+	moves = self->w.mess->moves - moves;
+	TH_LOG("%d dumps while %lu moves; %d missed a task that moved", dumps, moves,
+	       short_dumps);
+	EXPECT_EQ(0, failed);
+	EXPECT_EQ(0, bad) TH_LOG("%d of %d dumps sent a task twice, out of order or not ours",
+				 bad, dumps);
+	EXPECT_LT(0UL, moves);
 }
 
 TEST_F(cgroup, subtree_dump_of_a_child_cgroup_leaves_out_its_parent_and_sibling)
@@ -1065,7 +1194,7 @@ TEST_F(cgroup, subtree_dump_of_a_child_cgroup_leaves_out_its_parent_and_sibling)
 
 	if (!self->w.series)
 		SKIP(return, SKIP_DUMP);
-	make_tree(_metadata, &self->w, path, kid);
+	make_tree(_metadata, &self->w, path, kid, false);
 	add_tids(&want, kid[B]);
 	add_tids(&want, kid[B_C]);
 	fd = open(path[B], O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -1083,7 +1212,7 @@ TEST_F(cgroup, subtree_dump_by_tgid_lists_each_process_of_the_subtree_once)
 
 	if (!self->w.series)
 		SKIP(return, SKIP_DUMP);
-	make_tree(_metadata, &self->w, path, kid);
+	make_tree(_metadata, &self->w, path, kid, false);
 	for (int i = 0; i < NR_TREE; i++)
 		add_id(&want, kid[i]->pid);
 	ASSERT_EQ(NR_TREE, dump(&self->w, self->w.dirfd,
@@ -1195,15 +1324,6 @@ static bool has_rec(const struct recs *g, uint32_t id)
 {
 	for (int i = 0; i < g->n; i++)
 		if (g->rec[i].id == id)
-			return true;
-	return false;
-}
-
-/* Whether @s holds @id. */
-static bool has_id(const struct ids *s, uint32_t id)
-{
-	for (int i = 0; i < s->n; i++)
-		if (s->id[i] == id)
 			return true;
 	return false;
 }
