@@ -62,15 +62,15 @@ static void delayacct_merge_sums_a_group(struct kunit *test)
 
 	ts = kunit_kzalloc(test, sizeof(*ts), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, ts);
-	delayacct_merge(ts, f, 2, U64_MAX - 1, 50, 20, 3 * NSEC_PER_SEC + 7);
-	delayacct_merge(ts, f, 3, 5, 40, 0, 9 * NSEC_PER_SEC);
+	delayacct_merge(ts, f, 2, U64_MAX - 1, 50, 20, 3ULL * NSEC_PER_SEC + 7);
+	delayacct_merge(ts, f, 3, 5, 40, 0, 9ULL * NSEC_PER_SEC);
 	KUNIT_EXPECT_EQ(test, ts->wpcopy_count, 5ULL);
 	KUNIT_EXPECT_EQ(test, ts->wpcopy_delay_total, 0ULL);
 	KUNIT_EXPECT_EQ(test, ts->wpcopy_delay_max, 50ULL);
 	KUNIT_EXPECT_EQ(test, ts->wpcopy_delay_min, 20ULL);
 	KUNIT_EXPECT_EQ(test, ts->wpcopy_delay_max_ts.tv_sec, 3LL);
 	KUNIT_EXPECT_EQ(test, ts->wpcopy_delay_max_ts.tv_nsec, 7LL);
-	delayacct_merge(ts, f, 1, 1, 60, 10, 11 * NSEC_PER_SEC);
+	delayacct_merge(ts, f, 1, 1, 60, 10, 11ULL * NSEC_PER_SEC);
 	KUNIT_EXPECT_EQ(test, ts->wpcopy_delay_total, 1ULL);
 	KUNIT_EXPECT_EQ(test, ts->wpcopy_delay_max, 60ULL);
 	KUNIT_EXPECT_EQ(test, ts->wpcopy_delay_min, 10ULL);
