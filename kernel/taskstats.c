@@ -61,7 +61,7 @@
  *    as /proc's do, so an exec cannot turn the task into a setuid program
  *    in between; a requester that could not even open the file takes no
  *    lock of the task. A GET of another task is EPERM; a dump leaves it
- *    out, and its checks are not audited. A TGID GET judges the group's
+ *    out, its capability checks unaudited. A TGID GET judges the group's
  *    leader, and so does an exit listener for the group's record. A
  *    zombie leader's group is thus root's, as in /proc.
  *
@@ -1309,6 +1309,20 @@ static struct task_struct *pid_walk_next(struct pid_namespace *ns, int *nr,
 	return tsk;
 }
 
+/*
+ * A break in a long walk, every 256 steps. A dump's first part is made in
+ * the sender's sendmsg(), under genetlink's cb_lock, and its walk may skip
+ * every task of the namespace as unreadable, or list every task of a
+ * subtree of cgroups; a fatal signal ends it.
+ */
+static int walk_pause(unsigned int *steps)
+{
+	if (++*steps % 256)
+		return 0;
+	cond_resched();
+	return fatal_signal_pending(current) ? -EINTR : 0;
+}
+
 #ifdef CONFIG_CGROUPS
 /*
  * The cgroup (of either version) whose directory @dir is, pinned: EINVAL
@@ -1351,6 +1365,7 @@ struct cgroup_list {
 	struct cgroup_entry *tasks;
 	unsigned int len, size;
 	unsigned int next;		/* the next entry to send */
+	unsigned int steps;		/* of the walk that makes the list */
 	bool tgid;			/* entries are thread groups */
 };
 
@@ -1383,18 +1398,6 @@ static int cgroup_list_add(struct cgroup_list *l, struct task_struct *tsk,
 	return 0;
 }
 
-/*
- * A break in a long walk, every 256 steps: the list is made in the
- * sender's sendmsg(), under genetlink's cb_lock; a fatal signal ends it.
- */
-static int cgroup_list_pause(unsigned int n)
-{
-	if (n % 256)
-		return 0;
-	cond_resched();
-	return fatal_signal_pending(current) ? -EINTR : 0;
-}
-
 /* Lists the tasks of @css itself. */
 static int cgroup_list_css(struct cgroup_list *l,
 			   struct cgroup_subsys_state *css,
@@ -1402,12 +1405,11 @@ static int cgroup_list_css(struct cgroup_list *l,
 {
 	struct css_task_iter it;
 	struct task_struct *tsk;
-	unsigned int n = 0;
 	int ret = 0;
 
 	css_task_iter_start(css, l->tgid ? CSS_TASK_ITER_PROCS : 0, &it);
 	while (!ret && (tsk = css_task_iter_next(&it)))
-		ret = cgroup_list_add(l, tsk, rq) ?: cgroup_list_pause(++n);
+		ret = cgroup_list_add(l, tsk, rq) ?: walk_pause(&l->steps);
 	css_task_iter_end(&it);
 	return ret;
 }
@@ -1418,11 +1420,10 @@ static int cgroup_list_fill(struct cgroup_list *l,
 			    const struct requester *rq)
 {
 	struct cgroup_subsys_state *pos = root, *next;
-	unsigned int n = 0;
 	int ret;
 
 	css_get(pos);
-	while (!(ret = cgroup_list_css(l, pos, rq) ?: cgroup_list_pause(++n)) &&
+	while (!(ret = cgroup_list_css(l, pos, rq) ?: walk_pause(&l->steps)) &&
 	       subtree) {
 		rcu_read_lock();
 		next = css_next_descendant_pre(pos, root);
@@ -1677,6 +1678,7 @@ static int taskstats_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 	int nr = ctx->next;
 	bool full = false;
 	struct ts_msg msg;
+	unsigned int skipped = 0;
 	int ret, err = 0;
 
 	if (current_cred() != rq->cred)
@@ -1698,8 +1700,9 @@ static int taskstats_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 		if (ret) {
 			nlmsg_cancel(skb, msg.nlh);
 			if (ret == -EPERM) {	/* not the requester's to read */
-				cond_resched();
-				continue;
+				ret = walk_pause(&skipped);
+				if (!ret)
+					continue;
 			}
 			if (ret != -ESRCH) {	/* a fatal signal */
 				err = ret;

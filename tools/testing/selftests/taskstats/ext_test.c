@@ -25,12 +25,13 @@
 #include "tsnl.h"
 
 #define NCHILD		32
+#define NCROWD		300	/* more than the pid walk's 256 between pauses */
 #define MAX_IDS		65536
 
 /* Children that pause until killed: the tasks alive through a dump. */
 struct herd {
 	int n;
-	pid_t pid[NCHILD];
+	pid_t pid[NCROWD];
 };
 
 static int herd_start(struct herd *h, int n)
@@ -428,6 +429,19 @@ TEST_F(ext, unprivileged_get_of_roots_task_is_eperm)
 TEST_F(ext, unprivileged_dump_lists_only_ones_own_tasks)
 {
 	EXPECT_EQ(0, ts_as_nobody(dump_own_tasks, self->family, getpid()));
+}
+
+/*
+ * Root's tasks forked just before the requester lie between it and the
+ * start of the walk: it skips them all in one call, pausing every 256 (a
+ * fatal signal would end it there), and goes on to its own.
+ */
+/* Forking and reaping hundreds of tasks takes a minute on a debug kernel. */
+TEST_F_TIMEOUT(ext, unprivileged_dump_walks_past_hundreds_of_unreadable_tasks_to_its_own, 180)
+{
+	ASSERT_EQ(0, herd_start(&self->herd, NCROWD));
+	EXPECT_EQ(0, ts_as_nobody(dump_own_tasks, self->family,
+				  self->herd.pid[NCROWD - 1]));
 }
 
 TEST_F(ext, unprivileged_listener_registration_stays_eperm)
