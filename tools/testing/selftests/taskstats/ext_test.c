@@ -28,7 +28,10 @@
 #define NCROWD		300	/* more than the pid walk's 256 between pauses */
 #define MAX_IDS		65536
 
-/* Children that pause until killed: the tasks alive through a dump. */
+/*
+ * Children that pause until killed: the tasks alive through a dump. They
+ * die with the test too, should the harness kill it on a timeout.
+ */
 struct herd {
 	int n;
 	pid_t pid[NCROWD];
@@ -36,6 +39,8 @@ struct herd {
 
 static int herd_start(struct herd *h, int n)
 {
+	pid_t parent = getpid();
+
 	h->n = 0;
 	while (h->n < n) {
 		pid_t pid = fork();
@@ -43,6 +48,9 @@ static int herd_start(struct herd *h, int n)
 		if (pid < 0)
 			return -errno;
 		if (pid == 0) {
+			prctl(PR_SET_PDEATHSIG, SIGKILL);
+			if (getppid() != parent)
+				_exit(0);
 			for (;;)
 				pause();
 		}
