@@ -442,9 +442,9 @@ TEST_F(ext, unprivileged_dump_lists_only_ones_own_tasks)
 /*
  * Root's tasks forked just before the requester lie between it and the
  * start of the walk: it skips them all in one call, pausing every 256 (a
- * fatal signal would end it there), and goes on to its own.
+ * fatal signal would end it there), and goes on to its own. Forking 600
+ * outlasted the harness's default 30 s on the debug kernel.
  */
-/* Forking and reaping hundreds of tasks takes a minute on a debug kernel. */
 TEST_F_TIMEOUT(ext, unprivileged_dump_walks_past_hundreds_of_unreadable_tasks_to_its_own, 180)
 {
 	ASSERT_EQ(0, herd_start(&self->herd, NCROWD));
