@@ -989,12 +989,21 @@ static int collect_group(struct task_struct *leader, struct taskstats *stats)
  * moment ago a setuid program. The initial namespace's admin reads
  * everything and takes no lock.
  *
+ * Unless @may_wait, an exec holding the lock gives -EAGAIN at once. A
+ * GET, and a dump's first part, run under genetlink's cb_lock, which
+ * every family's registration takes for writing: an exec can hold the
+ * lock for as long as its old mm's pending AIO takes (mmput() waits for
+ * it, on a FUSE file as long as its server likes), and a requester
+ * waiting there would hold up the requests of every family behind that
+ * writer. The later parts of a dump run from recvmsg(), outside cb_lock,
+ * and wait as /proc/PID/io does.
+ *
  * -ESRCH if @tsk was reaped, or if it no longer has the pid @nr: a
  * thread's exec gives it its leader's pid (de_thread()), and a record
  * labelled with one id must not describe a task of another.
  */
 static int read_record(const struct requester *rq, struct task_struct *tsk,
-		       u32 nr, bool group, unsigned int mode,
+		       u32 nr, bool group, unsigned int mode, bool may_wait,
 		       struct taskstats *stats)
 {
 	struct rw_semaphore *exec_lock = &tsk->signal->exec_update_lock;
@@ -1003,9 +1012,13 @@ static int read_record(const struct requester *rq, struct task_struct *tsk,
 	if (!rq->admin) {
 		if (!may_open(rq, tsk, mode))
 			return -EPERM;
-		ret = down_read_killable(exec_lock);
-		if (ret)
-			return ret;
+		if (may_wait) {
+			ret = down_read_killable(exec_lock);
+			if (ret)
+				return ret;
+		} else if (!down_read_trylock(exec_lock)) {
+			return -EAGAIN;
+		}
 		if (!may_read(rq, tsk, mode)) {
 			ret = -EPERM;
 			goto out;
@@ -1199,7 +1212,7 @@ static int cmd_get_stats(struct sk_buff *skb, struct genl_info *info,
 	if (!tsk)
 		goto fail;
 	ret = read_record(&rq, tsk, id, group, PTRACE_MODE_READ_FSCREDS,
-			  stats);
+			  false, stats);
 	put_task_struct(tsk);
 	if (ret)
 		goto fail;
@@ -1574,6 +1587,7 @@ struct dump_ctx {
 	struct cgroup_list *cg;	/* a dump of one cgroup, or NULL */
 	int next;		/* the pid walk: pid number to resume from */
 	bool tgid;		/* one record per thread group */
+	bool later;		/* past the first part: made from recvmsg() */
 };
 
 /* The next task of the dump, with a reference; *@nr its id. */
@@ -1676,13 +1690,15 @@ static int taskstats_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 	struct task_struct *tsk;
 	struct taskstats *stats;
 	int nr = ctx->next;
-	bool full = false;
+	bool full = false, may_wait;
 	struct ts_msg msg;
 	unsigned int skipped = 0;
 	int ret, err = 0;
 
 	if (current_cred() != rq->cred)
 		return -EPERM;
+	may_wait = ctx->later;
+	ctx->later = true;
 	for (; (tsk = dump_next(ctx, &nr)); nr++) {
 		stats = msg_open(skb, NETLINK_CB(cb->skb).portid,
 				 cb->nlh->nlmsg_seq, NLM_F_MULTI, id_type, nr,
@@ -1695,16 +1711,22 @@ static int taskstats_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 		}
 		ret = read_record(rq, tsk, nr, ctx->tgid,
 				  PTRACE_MODE_READ_FSCREDS | PTRACE_MODE_NOAUDIT,
-				  stats);
+				  may_wait, stats);
 		put_task_struct(tsk);
 		if (ret) {
 			nlmsg_cancel(skb, msg.nlh);
+			if (ret == -EAGAIN && records) {
+				/* Mid-exec: the next part may wait for it. */
+				dump_back(ctx);
+				full = true;
+				break;
+			}
 			if (ret == -EPERM) {	/* not the requester's to read */
 				ret = walk_pause(&skipped);
 				if (!ret)
 					continue;
 			}
-			if (ret != -ESRCH) {	/* a fatal signal */
+			if (ret != -ESRCH) {	/* a fatal signal, an exec */
 				err = ret;
 				break;
 			}

@@ -18,7 +18,9 @@
 #include <unistd.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
+#include <linux/aio_abi.h>
 
 #include "../kselftest_harness.h"
 #include "agent.h"
@@ -450,6 +452,215 @@ TEST_F_TIMEOUT(ext, unprivileged_dump_walks_past_hundreds_of_unreadable_tasks_to
 	ASSERT_EQ(0, herd_start(&self->herd, NCROWD));
 	EXPECT_EQ(0, ts_as_nobody(dump_own_tasks, self->family,
 				  self->herd.pid[NCROWD - 1]));
+}
+
+/*
+ * An exec that holds its exec_update_lock for seconds, as one whose old
+ * memory has AIO in flight does: exec_mmap() takes the lock, then its
+ * mmput() of the old memory waits for the AIO, and the rig's third disk
+ * (RIG_SLOW_DEV) serves one request a second. The child reads that disk
+ * as root, becomes nobody (dumpable, so that nobody may read it) and
+ * execs sleep. Its name changes only after the wait, still under the
+ * lock: a record named "sleep" was read after the exec.
+ *
+ * Nothing in /proc can show the wait without waiting for the lock itself
+ * (wchan, syscall and stack take it); what a request answered meanwhile
+ * is the test.
+ */
+#define SLOW_READS	12
+
+static pid_t stuck_exec_start(void)
+{
+	const char *dev = getenv("RIG_SLOW_DEV");
+	struct iocb cb[SLOW_READS], *cbs[SLOW_READS];
+	aio_context_t ctx = 0;
+	pid_t pid;
+	void *buf;
+	int fd;
+
+	pid = fork();
+	if (pid)
+		return pid;
+	fd = open(dev, O_RDONLY | O_DIRECT);
+	if (fd < 0 || posix_memalign(&buf, 4096, 4096) ||
+	    syscall(SYS_io_setup, SLOW_READS, &ctx))
+		_exit(1);
+	for (int i = 0; i < SLOW_READS; i++) {
+		/* Apart, so that the block layer cannot merge them. */
+		cb[i] = (struct iocb){
+			.aio_lio_opcode = IOCB_CMD_PREAD, .aio_fildes = fd,
+			.aio_buf = (unsigned long)buf, .aio_nbytes = 4096,
+			.aio_offset = (long long)i * 65536,
+		};
+		cbs[i] = &cb[i];
+	}
+	if (syscall(SYS_io_submit, ctx, SLOW_READS, cbs) != SLOW_READS)
+		_exit(2);
+	if (setresgid(65534, 65534, 65534) || setresuid(65534, 65534, 65534))
+		_exit(3);
+	prctl(PR_SET_DUMPABLE, 1);
+	execl("/bin/sleep", "sleep", "300", (char *)NULL);
+	_exit(4);
+}
+
+static pid_t stuck;	/* the exec, for the helpers below */
+static pid_t before;	/* a task of nobody's with a lower pid, or 0 */
+
+/* Exit codes of the helpers below: 0 is what the test expects. */
+enum { MET_EXEC, GET_FAILED = 10, WAITED, DUMP_FAILED, DUMP_WRONG, NEVER_MET };
+
+/* Asks until a GET meets the exec, which lasts some 11 s. */
+static int get_until_the_exec(int fd, uint16_t family)
+{
+	static char buf[TSNL_BUF_SIZE];
+	struct tsnl_reply r;
+	struct taskstats ts;
+
+	for (int i = 0; i < 6000; i++) {
+		int err = tsnl_get(fd, family, TASKSTATS_CMD_ATTR_PID, stuck, &ts, &r, buf);
+
+		if (err == -EAGAIN)
+			return MET_EXEC;
+		if (err && err != -EPERM)	/* root's until it becomes nobody */
+			return GET_FAILED;
+		if (!err && !strcmp(ts.ac_comm, "sleep"))
+			return WAITED;	/* answered only once the exec was done */
+		usleep(10000);
+	}
+	return NEVER_MET;
+}
+
+static int get_stuck_exec(int fd, uint16_t family, pid_t other)
+{
+	return get_until_the_exec(fd, family);
+}
+
+struct stuck_seen {
+	struct seen seen;
+	char comm[TS_COMM_LEN];	/* the exec's, as the dump had it */
+};
+
+static void stuck_record(uint32_t id, int aggr, const struct taskstats *ts, void *arg)
+{
+	struct stuck_seen *s = arg;
+
+	count_record(id, aggr, ts, &s->seen);
+	if (id == (uint32_t)stuck)
+		memcpy(s->comm, ts->ac_comm, sizeof(s->comm));
+}
+
+static int dump_stuck(int fd, uint16_t family, struct stuck_seen *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->seen.aggr = TASKSTATS_TYPE_AGGR_PID;
+	return tsnl_dump(fd, family, false, stuck_record, s, NULL);
+}
+
+/* The exec is its first readable task: no record before it. */
+static int dump_stuck_exec_first(int fd, uint16_t family, pid_t other)
+{
+	static struct stuck_seen s;
+
+	for (int i = 0; i < 6000; i++) {
+		int n = dump_stuck(fd, family, &s);
+
+		if (n == -EAGAIN)
+			return MET_EXEC;
+		if (n < 0)
+			return DUMP_FAILED;
+		if (!strcmp(s.comm, "sleep"))
+			return WAITED;
+		usleep(10000);
+	}
+	return NEVER_MET;
+}
+
+/*
+ * Once a GET met the exec, a dump: its first part ends at the exec,
+ * after the record before it; a later part waits the exec out and sends
+ * its record, named for the new program, once.
+ */
+static int dump_stuck_exec_after(int fd, uint16_t family, pid_t other)
+{
+	static struct stuck_seen s;
+	int ret = get_until_the_exec(fd, family);
+
+	if (ret)
+		return ret;
+	if (dump_stuck(fd, family, &s) < 0)
+		return DUMP_FAILED;
+	return s.seen.count[before] == 1 && s.seen.count[stuck] == 1 &&
+	       s.seen.count[getpid()] == 1 && !strcmp(s.comm, "sleep") ? 0 : DUMP_WRONG;
+}
+
+FIXTURE(stuck) {
+	uint16_t family;
+	pid_t sleeper;
+};
+
+FIXTURE_SETUP(stuck)
+{
+	int fd;
+
+	self->sleeper = 0;
+	stuck = 0;
+	before = 0;
+	if (!ts_series_kernel())
+		SKIP(return, "this kernel has no unprivileged reads (no dump)");
+	if (!getenv("RIG_SLOW_DEV"))
+		SKIP(return, "no throttled disk in RIG_SLOW_DEV (the rig's guest has one)");
+	fd = tsnl_open();
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, tsnl_family(fd, TASKSTATS_GENL_NAME, &self->family));
+	close(fd);
+}
+
+FIXTURE_TEARDOWN(stuck)
+{
+	/* A SIGKILL takes once the exec is done, its reads a second each. */
+	if (stuck > 0) {
+		kill(stuck, SIGKILL);
+		waitpid(stuck, NULL, 0);
+	}
+	if (self->sleeper > 0) {
+		kill(self->sleeper, SIGKILL);
+		waitpid(self->sleeper, NULL, 0);
+	}
+}
+
+/*
+ * A GET runs under genetlink's cb_lock, which every family's registration
+ * takes for writing: waiting there for the exec would stall them all.
+ */
+TEST_F_TIMEOUT(stuck, get_of_ones_task_stuck_in_exec_is_eagain_at_once, 120)
+{
+	stuck = stuck_exec_start();
+	ASSERT_LT(0, stuck);
+	EXPECT_EQ(MET_EXEC, ts_as_nobody(get_stuck_exec, self->family, 0));
+}
+
+TEST_F_TIMEOUT(stuck, dump_meeting_an_exec_before_any_record_ends_with_eagain, 120)
+{
+	stuck = stuck_exec_start();
+	ASSERT_LT(0, stuck);
+	EXPECT_EQ(MET_EXEC, ts_as_nobody(dump_stuck_exec_first, self->family, 0));
+}
+
+TEST_F_TIMEOUT(stuck, dump_meeting_an_exec_after_a_record_lists_it_once_the_exec_is_done, 120)
+{
+	self->sleeper = fork();
+	ASSERT_LE(0, self->sleeper);
+	if (self->sleeper == 0) {
+		if (setresgid(65534, 65534, 65534) || setresuid(65534, 65534, 65534))
+			_exit(1);
+		prctl(PR_SET_DUMPABLE, 1);
+		for (;;)
+			pause();
+	}
+	before = self->sleeper;
+	stuck = stuck_exec_start();
+	ASSERT_LT(0, stuck);
+	EXPECT_EQ(0, ts_as_nobody(dump_stuck_exec_after, self->family, 0));
 }
 
 TEST_F(ext, unprivileged_listener_registration_stays_eperm)

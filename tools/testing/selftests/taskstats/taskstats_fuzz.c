@@ -1870,6 +1870,7 @@ static bool errno_documented(int err)
 	case ENOSPC:
 	case EBUSY:
 	case EINTR:
+	case EAGAIN:
 	case EMSGSIZE:
 		return true;
 	default:
