@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/statfs.h>
+#include <unistd.h>
 
 #include <linux/genetlink.h>
 #include <linux/magic.h>
@@ -23,6 +24,8 @@ int report(enum ctx ctx, const char *what, int err)
 		hint = "the kernel has no TASKSTATS family: enable CONFIG_TASKSTATS";
 	else if (err == ESRCH && ctx == CTX_TASK)
 		hint = "no such task (in this pid namespace)";
+	else if (err == EAGAIN && ctx == CTX_TASK)
+		hint = "the task stayed in the middle of an exec: try again";
 	else if ((err == ERANGE || err == E2BIG) && ctx == CTX_LISTEN)
 		hint = "the cpulist names CPUs beyond the kernel's limit";
 	if (hint)
@@ -129,10 +132,23 @@ int nl_talk(struct nl *nl, struct nlmsghdr *h, mnl_cb_t cb, void *data)
 /* One TASKSTATS_CMD_GET of task or thread group @id (@attr _PID or _TGID). */
 int nl_get(struct nl *nl, int attr, uint32_t id, mnl_cb_t cb, void *data)
 {
-	struct nlmsghdr *h = nl_request(nl, nl->family, TASKSTATS_CMD_GET, NLM_F_ACK);
+	int err, tries;
 
-	mnl_attr_put_u32(h, attr, id);
-	return nl_talk(nl, h, cb, data);
+	/*
+	 * A kernel that lets users read their own tasks answers EAGAIN for
+	 * a task in the middle of an exec rather than wait under a global
+	 * lock: ask again, for up to about a quarter of a second.
+	 */
+	for (tries = 0; ; tries++) {
+		struct nlmsghdr *h = nl_request(nl, nl->family, TASKSTATS_CMD_GET,
+						NLM_F_ACK);
+
+		mnl_attr_put_u32(h, attr, id);
+		err = nl_talk(nl, h, cb, data);
+		if (err != -EAGAIN || tries == 8)
+			return err;
+		usleep(1000 << tries);
+	}
 }
 
 static int family_cb(const struct nlmsghdr *h, void *data)
