@@ -99,6 +99,18 @@ int tsnl_recv(int fd, void *buf, int size, int flags)
 	return n < 0 ? -errno : n;
 }
 
+/*
+ * Whether @h answers our request numbered @seq. The kernel addresses its
+ * answers (replies, dump parts, acknowledgments) to the asking socket's
+ * port id, never 0, and multicasts exit records with port id 0 and a
+ * per-CPU sequence number that may equal any request's: a listener that
+ * asks must look at both.
+ */
+static bool tsnl_answers(const struct nlmsghdr *h, uint32_t seq)
+{
+	return h->nlmsg_seq == seq && h->nlmsg_pid != 0;
+}
+
 /**
  * tsnl_transact() - send @m and wait for the answer to it.
  *
@@ -122,7 +134,7 @@ int tsnl_transact(int fd, struct tsnl_msg *m, void *buf, int size)
 		if (n < 0)
 			return n;
 		for (h = buf; NLMSG_OK(h, n); h = NLMSG_NEXT(h, n)) {
-			if (h->nlmsg_seq != seq)
+			if (!tsnl_answers(h, seq))
 				continue;
 			if (h->nlmsg_type == NLMSG_ERROR) {
 				struct nlmsgerr *e = NLMSG_DATA(h);
@@ -639,7 +651,7 @@ int tsnl_dump_part(int fd, uint32_t seq, tsnl_dump_fn fn, void *arg,
 	if (count)
 		count->reads++;
 	for (h = (void *)buf; NLMSG_OK(h, n); h = NLMSG_NEXT(h, n)) {
-		if (h->nlmsg_seq != seq)
+		if (!tsnl_answers(h, seq))
 			continue;
 		if (h->nlmsg_type == NLMSG_DONE) {
 			*done = true;
