@@ -137,6 +137,11 @@ FIXTURE_VARIANT_ADD(bad, register_cpus_beyond_nr_cpu_ids) {
 	.err = -ERANGE, .upstream = "lib/bitmap-str.c:234 bitmap_check_region()",
 };
 
+FIXTURE_VARIANT_ADD(bad, register_cpu_number_beyond_32_bits) {
+	.how = MASK_STR, .attr = TASKSTATS_CMD_ATTR_REGISTER_CPUMASK, .str = "4294967296",
+	.err = -EOVERFLOW, .upstream = "lib/bitmap-str.c:253 bitmap_getnum()",
+};
+
 FIXTURE_VARIANT_ADD(bad, register_overlong_string) {
 	.how = MASK_LONG, .attr = TASKSTATS_CMD_ATTR_REGISTER_CPUMASK, .err = -E2BIG,
 	.upstream = "kernel/taskstats.c:368 parse() TASKSTATS_CPUMASK_MAXLEN",
