@@ -256,3 +256,97 @@ static struct kunit_suite delayacct_test_suite = {
 };
 
 kunit_test_suite(delayacct_test_suite);
+
+/* The count and total the copy-out test gives class @c: none alike. */
+static u32 delayacct_test_count(int c)
+{
+	return 101 + c;
+}
+
+static u64 delayacct_test_total(int c)
+{
+	return ((u64)(c + 1) << 32) + 1001 + c;
+}
+
+/*
+ * Each class reaches userspace in the fields named after it: a task with
+ * a distinct count and total in every class, and in the cpu class and
+ * run times (sched_info, utime, stime, sum_exec_runtime), fills a record
+ * in which each value lands where the uapi names it, and every other
+ * byte stays zero. The expected record is written field by field, apart
+ * from the kernel's table of offsets.
+ */
+static void delayacct_each_class_fills_its_own_fields(struct kunit *test)
+{
+	struct taskstats *got, *want;
+	struct task_struct *t;
+	u64 utime, stime;
+	int c;
+
+	t = kunit_kzalloc(test, sizeof(*t), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, t);
+	t->delays = kunit_kzalloc(test, sizeof(*t->delays), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, t->delays);
+	raw_spin_lock_init(&t->delays->lock);
+	got = kunit_kzalloc(test, sizeof(*got), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, got);
+	want = kunit_kzalloc(test, sizeof(*want), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, want);
+
+	for (c = 0; c < DELAYACCT_NR_CLASSES; c++) {
+		t->delays->count[c] = delayacct_test_count(c);
+		t->delays->total[c] = delayacct_test_total(c);
+	}
+	t->delays->classes = BIT(DELAYACCT_NR_CLASSES) - 1;
+	t->sched_info.pcount = 90;
+	t->sched_info.run_delay = (9ULL << 32) + 999;
+	t->utime = 3;
+	t->stime = 5;
+	t->se.sum_exec_runtime = 7;
+
+	KUNIT_EXPECT_EQ(test, delayacct_add_tsk(got, t), 0);
+
+#define DELAYACCT_WANT(name, class) do {				\
+	int c_ = (class);						\
+									\
+	want->name##_count = delayacct_test_count(c_);			\
+	want->name##_delay_total = delayacct_test_total(c_);		\
+	KUNIT_EXPECT_EQ_MSG(test, got->name##_count, want->name##_count,	\
+			    #name);						\
+	KUNIT_EXPECT_EQ_MSG(test, got->name##_delay_total,		\
+			    want->name##_delay_total, #name);		\
+} while (0)
+	DELAYACCT_WANT(blkio, DELAYACCT_BLKIO);
+	DELAYACCT_WANT(swapin, DELAYACCT_SWAPIN);
+	DELAYACCT_WANT(freepages, DELAYACCT_FREEPAGES);
+	DELAYACCT_WANT(thrashing, DELAYACCT_THRASHING);
+	DELAYACCT_WANT(compact, DELAYACCT_COMPACT);
+	DELAYACCT_WANT(wpcopy, DELAYACCT_WPCOPY);
+	DELAYACCT_WANT(irq, DELAYACCT_IRQ);
+#undef DELAYACCT_WANT
+	want->cpu_count = 90;
+	want->cpu_delay_total = (9ULL << 32) + 999;
+	task_cputime(t, &utime, &stime);
+	want->cpu_run_real_total = utime + stime;
+	task_cputime_scaled(t, &utime, &stime);
+	want->cpu_scaled_run_real_total = utime + stime;
+	want->cpu_run_virtual_total = 7;
+	KUNIT_EXPECT_EQ(test, got->cpu_count, want->cpu_count);
+	KUNIT_EXPECT_EQ(test, got->cpu_delay_total, want->cpu_delay_total);
+	KUNIT_EXPECT_EQ(test, got->cpu_run_virtual_total, want->cpu_run_virtual_total);
+	/* Nothing anywhere else. */
+	KUNIT_EXPECT_MEMEQ(test, got, want, sizeof(*got));
+}
+
+/* Filling a record from a task: a suite of its own. */
+static struct kunit_case delayacct_report_test_cases[] = {
+	KUNIT_CASE(delayacct_each_class_fills_its_own_fields),
+	{}
+};
+
+static struct kunit_suite delayacct_report_test_suite = {
+	.name = "delayacct_report",
+	.test_cases = delayacct_report_test_cases,
+};
+
+kunit_test_suite(delayacct_report_test_suite);
