@@ -4,9 +4,14 @@
  * must cause it. Delay accounting is switched on (kernel.task_delayacct)
  * before the measured child is forked, because a task only gets its delay
  * record at fork (delayacct_tsk_init()) when accounting is on. For every
- * class: count > 0 and total > 0; from version 16 on, min <= average <=
- * max; from version 17 on, the time of the maximum lies inside the test's
- * own CLOCK_REALTIME window.
+ * class: count > 0 and total > 0, the total within the task's life; from
+ * version 16 on, count * min <= total <= count * max (min only bounds the
+ * cpu class's waits of time) and the maximum within the test's window;
+ * from version 17 on, the time of the maximum lies inside the test's own
+ * CLOCK_REALTIME window. Each test bounds its count by what the workload
+ * did or by the kernel's own counters of the events a delay needs
+ * (/proc/vmstat, memory.events, /proc/stat), so a class counted twice
+ * fails.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -121,35 +126,54 @@ static int run_child(int nl, void (*fn)(void *), void *arg, struct taskstats *ts
 }
 
 /* Checks class @cls of the struct taskstats named ts in the caller. */
-#define CHECK_CLASS(cls) check_class(_metadata, self, #cls, ts.version,	\
+#define CHECK_CLASS(cls) check_class(_metadata, self, #cls, &ts,		\
 	ts.cls##_count, ts.cls##_delay_total, ts.cls##_delay_min,		\
 	ts.cls##_delay_max, &ts.cls##_delay_max_ts)
 
+/*
+ * How far a total of delays, measured with local_clock(), may run past
+ * the task's elapsed time, measured with ktime_get_ns() and reported in
+ * microseconds.
+ */
+#define CLOCK_SLACK_NS	10000000ULL
+
 static void check_class(struct __test_metadata *_metadata, struct _test_data_delay *self,
-			const char *cls, int version, uint64_t count, uint64_t total,
-			uint64_t min, uint64_t max, const struct __kernel_timespec *ts)
+			const char *cls, const struct taskstats *rec, uint64_t count,
+			uint64_t total, uint64_t min, uint64_t max,
+			const struct __kernel_timespec *ts)
 {
 	uint64_t t1 = now_ns(CLOCK_REALTIME), at;
+	/*
+	 * The cpu class counts waits of no time: a task put on a CPU in the
+	 * runqueue clock's tick it was queued in (a wakeup that preempts)
+	 * waited 0 ns. The others record only delays of at least 1 ns (the
+	 * IRQ class, upstream, counts empty updates too: version < 16).
+	 */
+	bool zero_waits = !strcmp(cls, "cpu");
 
 	TH_LOG("%s: count %llu total %llu min %llu max %llu (version %d)", cls,
 	       (unsigned long long)count, (unsigned long long)total,
-	       (unsigned long long)min, (unsigned long long)max, version);
+	       (unsigned long long)min, (unsigned long long)max, rec->version);
 	EXPECT_LT(0ULL, count);
 	EXPECT_LT(0ULL, total);
-	if (version < 16 || !count)
+	/* A task waits for one thing of a class at a time, within its life. */
+	EXPECT_GE(rec->ac_etime * 1000 + CLOCK_SLACK_NS, total);
+	if (rec->version < 16 || !count)
 		return;
 	/*
-	 * The minimum is of the waits that took time, the count of all: a
-	 * task put on a CPU in the runqueue clock's tick it was queued in
-	 * (a wakeup that preempts) waited 0 ns, counts, and lowers the
-	 * average below the minimum. So the minimum is only bounded by the
-	 * maximum; but a non-zero total has a non-zero wait among its parts.
+	 * The minimum is of the waits that took time, the count of all: in
+	 * the cpu class zero waits lower the average below the minimum, so
+	 * the minimum is only bounded by the maximum; but a non-zero total
+	 * has a non-zero wait among its parts.
 	 */
 	EXPECT_LT(0ULL, min);
 	EXPECT_LE(min, max);
-	EXPECT_GE(max, total / count);
+	EXPECT_GE(count * max, total);
+	if (!zero_waits)
+		EXPECT_LE(count * min, total);
 	EXPECT_LE(max, total);
-	if (version < 17)
+	EXPECT_GE(t1 - self->t0, max);
+	if (rec->version < 17)
 		return;
 	at = ts->tv_sec * 1000000000ULL + ts->tv_nsec;
 	EXPECT_LE(self->t0, at);
@@ -199,6 +223,8 @@ TEST_F_TIMEOUT(delay, two_spinners_on_one_cpu_wait_for_it_half_the_time, 60)
 	EXPECT_LT(0ULL, ts.cpu_run_virtual_total);
 }
 
+#define DIRECT_READS	64
+
 static void direct_reads(void *arg)
 {
 	const char *path = arg;
@@ -207,7 +233,7 @@ static void direct_reads(void *arg)
 
 	if (fd < 0 || posix_memalign(&buf, PAGE, PAGE))
 		_exit(5);
-	for (int i = 0; i < 64; i++)
+	for (int i = 0; i < DIRECT_READS; i++)
 		if (pread(fd, buf, PAGE, (off_t)i * PAGE * 3) != PAGE)
 			_exit(6);
 	close(fd);
@@ -244,6 +270,16 @@ TEST_F_TIMEOUT(delay, direct_reads_from_disk_wait_in_blkio, 60)
 	self->t0 = now_ns(CLOCK_REALTIME);
 	ASSERT_EQ(0, run_child(self->fd, direct_reads, self->file, &ts));
 	CHECK_CLASS(blkio);
+	/*
+	 * A block I/O wait is a sleep in io_schedule(): one per read that
+	 * did not complete at once, and a voluntary switch each. A few more
+	 * may come from the child's own page faults waiting for a page being
+	 * read (folio_wait_bit_common() sleeps in io_schedule() too).
+	 */
+	TH_LOG("%d reads: blkio count %llu, voluntary switches %llu", DIRECT_READS,
+	       (unsigned long long)ts.blkio_count, (unsigned long long)ts.nvcsw);
+	EXPECT_GE(DIRECT_READS + 8ULL, ts.blkio_count);
+	EXPECT_GE(ts.nvcsw, ts.blkio_count);
 }
 
 #define COW_PAGES	256
@@ -276,22 +312,80 @@ TEST_F(delay, writing_pages_shared_with_a_fork_waits_in_wpcopy)
 
 	ASSERT_EQ(0, run_child(self->fd, cow_after_fork, NULL, &ts));
 	CHECK_CLASS(wpcopy);
+	/*
+	 * One copy per page written, and a few of the child's own (stack and
+	 * data pages it shares with the test, then with the holder). Each
+	 * copy is a write fault, counted once in min_flt or maj_flt.
+	 */
 	EXPECT_LE((uint64_t)COW_PAGES, ts.wpcopy_count);
+	EXPECT_GE(COW_PAGES + 64ULL, ts.wpcopy_count);
+	EXPECT_GE(ts.ac_minflt + ts.ac_majflt, ts.wpcopy_count);
 }
 
-static void spin_and_read(void *arg)
+/*
+ * CPU @cpu's time in hard interrupts in *@hard and in soft ones in *@soft
+ * (/proc/stat), in clock ticks. Return: 0, or -1 if there is no such CPU.
+ */
+static int cpu_irq_ticks(int cpu, int64_t *hard, int64_t *soft)
 {
-	spin((void *)300L);
+	static char buf[16384];
+	char name[16], *line, *save = NULL;
+
+	snprintf(name, sizeof(name), "cpu%d", cpu);
+	if (ts_read_file("/proc/stat", buf, sizeof(buf)) < 0)
+		return -1;
+	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		unsigned long long v[7];
+		char key[16];
+
+		/* cpuN user nice system idle iowait irq softirq ... */
+		if (sscanf(line, "%15s %llu %llu %llu %llu %llu %llu %llu", key, &v[0],
+			   &v[1], &v[2], &v[3], &v[4], &v[5], &v[6]) == 8 &&
+		    !strcmp(key, name)) {
+			*hard = v[5];
+			*soft = v[6];
+			return 0;
+		}
+	}
+	return -1;
 }
 
+/*
+ * IRQ time is charged at each update of a runqueue's clock to the task
+ * then running there: the time the CPU spent in hard and soft interrupts
+ * (ksoftirqd's excepted) since the previous update, as IRQ time
+ * accounting measured it. It measures, and /proc/stat shows, hard-IRQ
+ * time only when on: sampled by the tick instead, an interrupt is hard-IRQ
+ * time only if the tick interrupted it, which on x86 it cannot.
+ *
+ * A child born on CPU 0 and pinned there spins through 125 timer ticks:
+ * each tick's interrupt is measured as it ends and charged to the child
+ * at the next tick's clock update, so some IRQ time must be. It can only
+ * be CPU 0's, which /proc/stat counts (with ksoftirqd's time on top): at
+ * most CPU 0's growth over the test, plus a clock tick for the truncation
+ * of both ends to clock ticks and one for IRQ time from before the test
+ * that no clock update had charged yet.
+ */
 TEST_F(delay, a_running_task_loses_time_to_interrupts_in_irq)
 {
+	uint64_t tick_ns = 1000000000ULL / sysconf(_SC_CLK_TCK);
+	int64_t hard0, soft0, hard1, soft1, grown;
 	struct taskstats ts;
 
-	ASSERT_EQ(0, run_child(self->fd, spin_and_read, NULL, &ts));
-	if (!ts.irq_count && !ts.irq_delay_total)
-		SKIP(return, "no IRQ time charged: IRQ time accounting is off");
+	pin(0);		/* the child is born on CPU 0 */
+	ASSERT_EQ(0, cpu_irq_ticks(0, &hard0, &soft0));
+	if (!hard0)
+		SKIP(return, "CPU 0 shows no hard-IRQ time: IRQ time accounting is off");
+	self->t0 = now_ns(CLOCK_REALTIME);
+	ASSERT_EQ(0, run_child(self->fd, spin, (void *)500L, &ts));
+	ASSERT_EQ(0, cpu_irq_ticks(0, &hard1, &soft1));
+	grown = hard1 + soft1 - hard0 - soft0;
+	TH_LOG("CPU 0 in interrupts: %lld ticks of %llu ns; irq count %llu total %llu",
+	       (long long)grown, (unsigned long long)tick_ns,
+	       (unsigned long long)ts.irq_count, (unsigned long long)ts.irq_delay_total);
+	ASSERT_LE(0, grown);
 	CHECK_CLASS(irq);
+	EXPECT_GE((grown + 2) * tick_ns, ts.irq_delay_total);
 }
 
 /* Finds a cgroup2 mount whose root offers the memory controller. */
@@ -340,16 +434,133 @@ static int make_memcg(struct _test_data_delay *self, const char *max)
 	return ts_write_file(path, max);
 }
 
-/* The oom_kill count of the test's memory cgroup, or -1. */
-static int memcg_oom_kills(struct _test_data_delay *self)
+/*
+ * The value of the line "@key N" of @buf, a flat-keyed file's text; with
+ * @key ending in '_', the sum of every line whose key begins with it.
+ * Return: -1 if there is no such line.
+ */
+static int64_t keyed_value(const char *buf, const char *key)
 {
-	char path[sizeof(self->cgroup) + 32], buf[512], *p;
+	size_t n = strlen(key);
+	bool prefix = key[n - 1] == '_';
+	int64_t sum = -1;
+
+	for (const char *p = buf; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
+		if (strncmp(p, key, n) || (!prefix && p[n] != ' '))
+			continue;
+		sum = (sum < 0 ? 0 : sum) + strtoll(strchr(p, ' ') ?: p, NULL, 10);
+		if (!prefix)
+			break;
+	}
+	return sum;
+}
+
+/* The @event count of the test's memory cgroup (memory.events), or -1. */
+static int64_t memcg_event(struct _test_data_delay *self, const char *event)
+{
+	char path[sizeof(self->cgroup) + 32], buf[512];
 
 	snprintf(path, sizeof(path), "%s/memory.events", self->cgroup);
 	if (ts_read_file(path, buf, sizeof(buf)) < 0)
 		return -1;
-	p = strstr(buf, "oom_kill ");
-	return p ? atoi(p + strlen("oom_kill ")) : -1;
+	return keyed_value(buf, event);
+}
+
+/* The oom_kill count of the test's memory cgroup, or -1. */
+static int memcg_oom_kills(struct _test_data_delay *self)
+{
+	return memcg_event(self, "oom_kill");
+}
+
+/*
+ * The events a wait of a memory class needs, counted by the kernel apart
+ * from delay accounting; as counters, or the growth over a window.
+ */
+struct mm_events {
+	int64_t pswpin;		/* pages read from swap devices */
+	int64_t zswpin;		/* pages loaded from zswap (none without it) */
+	int64_t restore;	/* refaults of working-set pages, anon and file */
+	int64_t memcg_restore;	/* the same, of the test cgroup's pages */
+	int64_t allocstall;	/* direct reclaims outside cgroups, all zones */
+	int64_t memcg_max;	/* the test cgroup's reclaims at its memory.max */
+};
+
+/*
+ * Reads the counters: /proc/vmstat, its per-CPU parts folded first
+ * (vm.stat_refresh) so that none is missing, and the test cgroup's
+ * memory.events (exact: atomic counters) and memory.stat (flushed only
+ * once enough changed: maybe behind, never ahead).
+ */
+static void mm_events_read(struct __test_metadata *_metadata,
+			   struct _test_data_delay *self, struct mm_events *e)
+{
+	char path[sizeof(self->cgroup) + 32];
+	static char buf[32768];
+	int64_t anon, file;
+
+	ASSERT_EQ(0, ts_write_file("/proc/sys/vm/stat_refresh", "1"));
+	ASSERT_LT(0, ts_read_file("/proc/vmstat", buf, sizeof(buf)));
+	e->pswpin = keyed_value(buf, "pswpin");
+	e->zswpin = keyed_value(buf, "zswpin");
+	if (e->zswpin < 0)
+		e->zswpin = 0;
+	anon = keyed_value(buf, "workingset_restore_anon");
+	file = keyed_value(buf, "workingset_restore_file");
+	e->restore = anon < 0 || file < 0 ? -1 : anon + file;
+	e->allocstall = keyed_value(buf, "allocstall_");
+	e->memcg_max = memcg_event(self, "max");
+	snprintf(path, sizeof(path), "%s/memory.stat", self->cgroup);
+	ASSERT_LT(0, ts_read_file(path, buf, sizeof(buf)));
+	anon = keyed_value(buf, "workingset_restore_anon");
+	file = keyed_value(buf, "workingset_restore_file");
+	e->memcg_restore = anon < 0 || file < 0 ? -1 : anon + file;
+	ASSERT_LE(0, e->pswpin);
+	ASSERT_LE(0, e->restore);
+	ASSERT_LE(0, e->allocstall);
+	ASSERT_LE(0, e->memcg_max);
+	ASSERT_LE(0, e->memcg_restore);
+}
+
+/* @e becomes its growth since @before. */
+static void mm_events_since(struct mm_events *e, const struct mm_events *before)
+{
+	e->pswpin -= before->pswpin;
+	e->zswpin -= before->zswpin;
+	e->restore -= before->restore;
+	e->memcg_restore -= before->memcg_restore;
+	e->allocstall -= before->allocstall;
+	e->memcg_max -= before->memcg_max;
+}
+
+/*
+ * Memory reclaim by a task, a freepages wait each, is direct reclaim:
+ * either at its cgroup's memory.max (try_charge_memcg() raises the
+ * cgroup's "max" event before each) or outside cgroups (counted in
+ * allocstall, each). One reclaim that frees nothing tries again, up to
+ * three more times (do_try_to_free_pages()), within the same "max".
+ */
+static int64_t reclaims(const struct mm_events *e)
+{
+	return e->memcg_max + e->allocstall;
+}
+
+/* The growth of the memory events over a run of @fn(@job) in a child. */
+static int run_counted(struct __test_metadata *_metadata,
+		       struct _test_data_delay *self, void (*fn)(void *),
+		       void *job, struct taskstats *ts, struct mm_events *e)
+{
+	struct mm_events before;
+	int err;
+
+	mm_events_read(_metadata, self, &before);
+	err = run_child(self->fd, fn, job, ts);
+	mm_events_read(_metadata, self, e);
+	mm_events_since(e, &before);
+	TH_LOG("pswpin %lld zswpin %lld restores %lld (cgroup %lld) reclaims max %lld global %lld",
+	       (long long)e->pswpin, (long long)e->zswpin, (long long)e->restore,
+	       (long long)e->memcg_restore, (long long)e->memcg_max,
+	       (long long)e->allocstall);
+	return err;
 }
 
 /*
@@ -425,6 +636,7 @@ static void touch_anon_in_memcg(void *arg)
 TEST_F_TIMEOUT(delay, reading_a_file_larger_than_its_memcg_waits_in_freepages, 180)
 {
 	struct mem_job job = { .size = FILE_SIZE, .passes = 1 };
+	struct mm_events ev;
 	struct taskstats ts;
 	int err;
 
@@ -439,8 +651,15 @@ TEST_F_TIMEOUT(delay, reading_a_file_larger_than_its_memcg_waits_in_freepages, 1
 	job.cgroup = self->cgroup;
 	job.file = self->file;
 	self->t0 = now_ns(CLOCK_REALTIME);
-	ASSERT_EQ(0, run_child(self->fd, read_file_in_memcg, &job, &ts));
+	ASSERT_EQ(0, run_counted(_metadata, self, read_file_in_memcg, &job, &ts, &ev));
 	CHECK_CLASS(freepages);
+	/*
+	 * A wait per reclaim (see reclaims()), and a reclaim that frees
+	 * nothing among clean page cache a rare one: a quarter of them
+	 * repeated thrice, and a few more, is more than the kernel does,
+	 * and less than every wait counted twice.
+	 */
+	EXPECT_GE(reclaims(&ev) + reclaims(&ev) / 4 + 4, (int64_t)ts.freepages_count);
 }
 
 /*
@@ -472,11 +691,13 @@ static const char *swap_and_memcg(struct _test_data_delay *self,
 /*
  * Runs touch_anon_in_memcg() with @job in a memory cgroup of @max with swap
  * on, the delay test's clock started. Returns why it cannot (the test
- * skips), or NULL with *err 0 and the child's exit record in @ts.
+ * skips), or NULL with *err the child's result, its exit record in @ts
+ * and the memory events of its run in @ev.
  */
-static const char *anon_through_swap(struct _test_data_delay *self,
+static const char *anon_through_swap(struct __test_metadata *_metadata,
+				     struct _test_data_delay *self,
 				     const char *max, struct mem_job *job,
-				     struct taskstats *ts, int *err)
+				     struct taskstats *ts, struct mm_events *ev, int *err)
 {
 	const char *why = swap_and_memcg(self, max, err);
 
@@ -484,8 +705,20 @@ static const char *anon_through_swap(struct _test_data_delay *self,
 		return why;
 	job->cgroup = self->cgroup;
 	self->t0 = now_ns(CLOCK_REALTIME);
-	*err = run_child(self->fd, touch_anon_in_memcg, job, ts);
+	*err = run_counted(_metadata, self, touch_anon_in_memcg, job, ts, ev);
 	return NULL;
+}
+
+/*
+ * How many thrashing waits @restores refaults of working-set pages allow:
+ * each such page's read is one (swap_read_folio(), or the read-ahead of
+ * a file), and a fault waiting for it to arrive may be another
+ * (folio_wait_bit_common()). A few more for pages that reclaim marked as
+ * working set while their read was still in flight.
+ */
+static int64_t thrashing_bound(int64_t restores)
+{
+	return 2 * restores + 16;
 }
 
 /*
@@ -503,57 +736,77 @@ TEST_F_TIMEOUT(delay, cycling_memory_through_swap_waits_in_thrashing, 300)
 {
 	struct mem_job job = { .size = 24 << 20, .passes = 8 };
 	int err, tries, kills = 0;
+	struct mm_events ev;
 	struct taskstats ts;
 	const char *why;
 
-	why = anon_through_swap(self, "20M", &job, &ts, &err);
+	why = anon_through_swap(_metadata, self, "20M", &job, &ts, &ev, &err);
 	if (why)
 		SKIP(return, "%s", why);
 	/*
 	 * Two kinds of run prove nothing either way, and are run again, twice at
-	 * most: one the cgroup OOM-killed; and one of which no refault was
-	 * of the working set, reclaim's estimate (the refault distance
-	 * against the active lists) by which now and then no refault of a
-	 * whole run is. A kernel that never counts thrashing fails all three.
+	 * most: one the cgroup OOM-killed; and one in which no refault of
+	 * the child's was of the working set (the cgroup's
+	 * workingset_restore_*: reclaim's estimate by the refault distance
+	 * against the active lists), as now and then no refault of a whole
+	 * run is. A refault of the working set is read with a thrashing wait:
+	 * one such, and the child must have counted thrashing.
 	 */
 	for (tries = 1; tries < 3; tries++) {
 		if (err) {
 			if (!oom_killed_since(_metadata, self, &kills, tries))
 				break;
-		} else if (!ts.thrashing_count) {
+		} else if (!ev.memcg_restore) {
 			TH_LOG("run %d: no refault was of the working set; running it again",
 			       tries);
 		} else {
 			break;
 		}
-		err = run_child(self->fd, touch_anon_in_memcg, &job, &ts);
+		err = run_counted(_metadata, self, touch_anon_in_memcg, &job, &ts, &ev);
 	}
 	if (err && memcg_oom_kills(self) > kills)
 		SKIP(return, "the child was OOM-killed: nothing to judge");
 	ASSERT_EQ(0, err);
+	if (!ev.memcg_restore)
+		SKIP(return, "in %d runs no refault was of the working set: nothing to judge",
+		     tries);
 	CHECK_CLASS(thrashing);
+	EXPECT_GE(thrashing_bound(ev.restore), (int64_t)ts.thrashing_count);
 }
+
+/*
+ * A swap-in wait is one page's read (swap_read_folio()), the fault's or
+ * read-ahead's: one more page in pswpin (or zswpin) each. But for pages
+ * that were all zeros when swapped out, which come back with no read: the
+ * child's touches leave none of its job's pages so, and only a few pages
+ * of its own (stack, data) may be.
+ */
+#define ZERO_PAGES_SLACK	64
 
 TEST_F_TIMEOUT(delay, touching_swapped_out_memory_waits_in_swapin, 180)
 {
 	struct mem_job job = { .size = 40 << 20, .passes = 2 };
 	int err, tries, kills = 0;
+	struct mm_events ev;
 	struct taskstats ts;
 	const char *why;
 
-	why = anon_through_swap(self, "16M", &job, &ts, &err);
+	why = anon_through_swap(_metadata, self, "16M", &job, &ts, &ev, &err);
 	if (why)
 		SKIP(return, "%s", why);
 	/* An OOM-killed run is run again, twice at most. */
 	for (tries = 1; err && tries < 3 &&
 	     oom_killed_since(_metadata, self, &kills, tries); tries++)
-		err = run_child(self->fd, touch_anon_in_memcg, &job, &ts);
+		err = run_counted(_metadata, self, touch_anon_in_memcg, &job, &ts, &ev);
 	if (err && memcg_oom_kills(self) > kills)
 		SKIP(return, "the child was OOM-killed: nothing to judge");
 	ASSERT_EQ(0, err);
 	CHECK_CLASS(swapin);
+	EXPECT_GE(ev.pswpin + ev.zswpin + ZERO_PAGES_SLACK, (int64_t)ts.swapin_count);
 	/* Anonymous pages beyond memory.max are reclaimed directly, too. */
 	EXPECT_LT(0ULL, ts.freepages_count);
+	/* At most four waits a reclaim: see reclaims(). */
+	EXPECT_GE(4 * reclaims(&ev), (int64_t)ts.freepages_count);
 }
 
 /*
@@ -602,46 +855,50 @@ static void thrash_twice(struct mem_job *j, int done, int go)
 	_exit(0);
 }
 
-static uint64_t thrashing_of(struct _test_data_delay *self, pid_t pid)
+/* GETs @pid's record, for its thrashing count in *@count. */
+static int thrashing_of(struct _test_data_delay *self, pid_t pid, uint64_t *count)
 {
 	struct tsnl_reply r;
 	struct taskstats ts;
+	int err;
 
-	if (tsnl_get(self->fd, self->family, TASKSTATS_CMD_ATTR_PID, pid, &ts, &r, self->buf))
-		return 0;
-	return ts.thrashing_count;
+	err = tsnl_get(self->fd, self->family, TASKSTATS_CMD_ATTR_PID, pid, &ts, &r,
+		       self->buf);
+	if (!err)
+		*count = ts.thrashing_count;
+	return err;
 }
 
+/* What a run of thrash_twice() showed. */
+struct two_phases {
+	uint64_t phase1, phase2;	/* the thrashing count after each phase */
+	struct mm_events ev;		/* the memory events of phase 2 */
+};
+
 /*
- * A thrashing wait that started while accounting was on and ended while
- * it was off must not leave the task flagged as "in a thrashing wait":
- * upstream's flag stayed set and the task never counted thrashing again.
- * Phase 1 thrashes while accounting flips on and off; phase 2, with it
- * on, must count.
+ * Runs thrash_twice() with @job in a child, accounting flipping on and off
+ * through phase 1 and on through phase 2, and GETs its record after each
+ * phase, while it waits for the next: alive, so both GETs must succeed.
+ * Return: 0, or -EIO if the child died before its end (the cgroup
+ * OOM-killed it, say).
  */
-TEST_F_TIMEOUT(delay, thrashing_counts_again_after_accounting_flipped_mid_wait, 240)
+static int thrash_across_flips(struct __test_metadata *_metadata,
+			       struct _test_data_delay *self, struct mem_job *job,
+			       struct two_phases *run)
 {
-	struct mem_job job = { .size = 24 << 20 };
-	uint64_t phase1 = 0, phase2 = 0;
 	int done[2], go[2], status, err;
 	struct toggler t = { 0 };
-	const char *why;
+	struct mm_events before;
 	pid_t child;
 	char c;
 
-	if (!ts_series_kernel())
-		SKIP(return, "the reference keeps upstream's stuck in_thrashing flag");
-	why = swap_and_memcg(self, "20M", &err);
-	if (why)
-		SKIP(return, "%s", why);
-	ASSERT_EQ(0, err);
-	job.cgroup = self->cgroup;
+	*run = (struct two_phases){ 0 };
 	ASSERT_EQ(0, pipe(done));
 	ASSERT_EQ(0, pipe(go));
 	child = fork();
 	ASSERT_LE(0, child);
 	if (child == 0)
-		thrash_twice(&job, done[1], go[0]);
+		thrash_twice(job, done[1], go[0]);
 	close(done[1]);
 	close(go[0]);
 	ASSERT_EQ(0, pthread_create(&t.thread, NULL, toggle, &t));
@@ -650,18 +907,77 @@ TEST_F_TIMEOUT(delay, thrashing_counts_again_after_accounting_flipped_mid_wait, 
 	pthread_join(t.thread, NULL);
 	ASSERT_EQ(0, ts_write_file(DELAYACCT, "1"));
 	if (!err) {
-		phase1 = thrashing_of(self, child);
+		ASSERT_EQ(0, thrashing_of(self, child, &run->phase1));
+		mm_events_read(_metadata, self, &before);
 		err = write(go[1], "x", 1) == 1 && read(done[0], &c, 1) == 1 ? 0 : -EIO;
-		phase2 = thrashing_of(self, child);
-		err = err ?: (write(go[1], "x", 1) == 1 ? 0 : -EIO);
 	}
+	if (!err) {
+		ASSERT_EQ(0, thrashing_of(self, child, &run->phase2));
+		mm_events_read(_metadata, self, &run->ev);
+		mm_events_since(&run->ev, &before);
+		err = write(go[1], "x", 1) == 1 ? 0 : -EIO;
+	}
+	close(done[0]);
+	close(go[1]);
 	ASSERT_EQ(child, waitpid(child, &status, 0));
-	TH_LOG("thrashing count %llu after the flipping phase, %llu after the next",
-	       (unsigned long long)phase1, (unsigned long long)phase2);
-	if (err && memcg_oom_kills(self) > 0)
-		SKIP(return, "the child was OOM-killed: nothing to judge");
+	if (!err && !(WIFEXITED(status) && WEXITSTATUS(status) == 0))
+		err = -EIO;
+	return err;
+}
+
+/*
+ * A thrashing wait that started while accounting was on and ended while
+ * it was off must not leave the task flagged as "in a thrashing wait":
+ * upstream's flag stayed set and the task never counted thrashing again.
+ * Phase 1 thrashes while accounting flips on and off; phase 2, with it
+ * on, must count, if any refault of the child's in it was of the working
+ * set (the cgroup's workingset_restore_*), and no more than those
+ * refaults allow (thrashing_bound()). A run the cgroup OOM-killed, or
+ * whose phase 2 refaulted no working set, proves nothing: it is run
+ * again, twice at most, like its siblings'.
+ */
+TEST_F_TIMEOUT(delay, thrashing_counts_again_after_accounting_flipped_mid_wait, 480)
+{
+	struct mem_job job = { .size = 24 << 20 };
+	struct two_phases run = { 0 };
+	int err, tries, kills = 0;
+	const char *why;
+
+	if (!ts_series_kernel())
+		SKIP(return, "the reference keeps upstream's stuck in_thrashing flag");
+	why = swap_and_memcg(self, "20M", &err);
+	if (why)
+		SKIP(return, "%s", why);
 	ASSERT_EQ(0, err);
-	EXPECT_LT(phase1, phase2);
+	job.cgroup = self->cgroup;
+	/* A child that died makes a write to it fail, not kill the test. */
+	signal(SIGPIPE, SIG_IGN);
+	for (tries = 1; ; tries++) {
+		err = thrash_across_flips(_metadata, self, &job, &run);
+		TH_LOG("run %d: thrashing count %llu after the flipping phase, %llu after the next",
+		       tries, (unsigned long long)run.phase1,
+		       (unsigned long long)run.phase2);
+		if (tries == 3)
+			break;
+		if (err) {
+			if (!oom_killed_since(_metadata, self, &kills, tries))
+				break;
+		} else if (!run.ev.memcg_restore) {
+			TH_LOG("run %d: phase 2 refaulted no working-set page; again",
+			       tries);
+		} else {
+			break;
+		}
+	}
+	ASSERT_EQ(0, err) {
+		TH_LOG("the child died in run %d; the cgroup OOM-killed %d",
+		       tries, memcg_oom_kills(self));
+	}
+	if (!run.ev.memcg_restore)
+		SKIP(return, "in %d runs phase 2 refaulted no working-set page: nothing to judge",
+		     tries);
+	EXPECT_LT(run.phase1, run.phase2);
+	EXPECT_GE(thrashing_bound(run.ev.restore), (int64_t)(run.phase2 - run.phase1));
 }
 
 /*
@@ -818,12 +1134,6 @@ TEST_F_TIMEOUT(delay, a_wait_ended_by_a_migration_counts_whole_in_the_maximum, 6
 	EXPECT_LE(30ULL, ts.cpu_count);
 	EXPECT_LE(8000000ULL, ts.cpu_delay_max);
 	EXPECT_LE(ts.cpu_delay_total / ts.cpu_count, ts.cpu_delay_max);
-}
-
-TEST_F(delay, compaction_cannot_be_forced_deterministically)
-{
-	/* It needs fragmented memory and a failing high-order allocation. */
-	SKIP(return, "no workload can force direct compaction deterministically");
 }
 
 FIXTURE(nodelay) {
