@@ -2,8 +2,9 @@
 /*
  * Extended accounting: memory integrals and high-water marks, and the I/O
  * counters, measured as deltas between two GETs around a controlled burst
- * of work in a held child and compared with /proc/PID/io. Version 17
- * reports the counters exactly; older versions round them down to a
+ * of work in a held child, against what the child did and compared with
+ * /proc/PID/io, /proc/PID/status and /proc/PID/schedstat. Version 17
+ * reports the I/O counters exactly; older versions round them down to a
  * multiple of 1024 (upstream's KB_MASK in xacct_add_tsk()).
  */
 #define _GNU_SOURCE
@@ -15,6 +16,8 @@
 #include <unistd.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <time.h>
 
 #include "../kselftest_harness.h"
 #include "tsnl.h"
@@ -203,10 +206,44 @@ static int scratch_file(struct _test_data_xacct *self, const char *name)
 	return 0;
 }
 
+/*
+ * Whether @path's file system is on a block device (a real major number),
+ * whose reads and writeback are block I/O; not one (tmpfs) that takes
+ * O_DIRECT and dirty pages without any.
+ */
+static bool on_block_device(const char *path)
+{
+	struct stat st;
+
+	return !stat(path, &st) && major(st.st_dev) != 0;
+}
+
+/*
+ * Whether the scratch file system takes O_DIRECT, decided by the open(2)
+ * that would fail without it (EINVAL: no direct I/O in this file system).
+ * Return: 1 if it does, 0 if not, -errno on any other failure.
+ */
+static int takes_o_direct(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_DIRECT);
+
+	if (fd < 0)
+		return errno == EINVAL ? 0 : -errno;
+	close(fd);
+	return 1;
+}
+
+/*
+ * A direct read goes to the disk whatever the page cache holds, and
+ * submit_bio() charges each read bio's size to read_bytes of the task
+ * that submits it: exactly DIO_SIZE. The file was written and synced by
+ * the test a moment before, so its inode and extents (in the inode, for
+ * one megabyte written at once) are cached and no metadata is read.
+ */
 TEST_F(xacct, direct_reads_count_their_bytes_as_read_bytes)
 {
 	struct io_view a, b;
-	int fd;
+	int fd, direct;
 
 	if (scratch_file(self, "ts-dio"))
 		SKIP(return, "RIG_SCRATCH not set: no scratch file system");
@@ -217,26 +254,54 @@ TEST_F(xacct, direct_reads_count_their_bytes_as_read_bytes)
 		ASSERT_EQ(PAGE, write(fd, self->buf, PAGE));
 	ASSERT_EQ(0, fsync(fd));
 	close(fd);
+	if (!on_block_device(self->path))
+		SKIP(return, "the scratch file system is on no block device");
+	direct = takes_o_direct(self->path);
+	ASSERT_LE(0, direct);
+	if (!direct)
+		SKIP(return, "the scratch file system refuses O_DIRECT");
 	around_one_run(_metadata, self, direct_read, self->path, &a, &b);
-	if (b.read_bytes == a.read_bytes)
-		SKIP(return, "O_DIRECT unsupported on the scratch file system");
-	EXPECT_LE(a.read_bytes + DIO_SIZE, b.read_bytes);
+	TH_LOG("read_bytes %llu -> %llu", (unsigned long long)a.read_bytes,
+	       (unsigned long long)b.read_bytes);
+	EXPECT_EQ(a.read_bytes + DIO_SIZE, b.read_bytes);
 	check_against_proc(_metadata, &a);
 	check_against_proc(_metadata, &b);
-	EXPECT_LE(a.ts.read_bytes + DIO_SIZE, b.ts.read_bytes);
+	/* DIO_SIZE is a multiple of 1024: exact at any version. */
+	EXPECT_EQ(a.ts.read_bytes + DIO_SIZE, b.ts.read_bytes);
 }
 
+/*
+ * What a write of DIO_SIZE new bytes and an fsync() may add to write_bytes
+ * besides the data: a file system that dirties its metadata buffers in
+ * the writer's context (inode table, block and inode bitmaps, group
+ * descriptor, superblock, directory and extent blocks: a handful of
+ * blocks) charges them too. Journaled ext4 (the scratch file system)
+ * dirties them through its journal, from jbd2, and adds nothing.
+ */
+#define METADATA_SLACK	(16 * PAGE)
+
+/*
+ * Dirtying a page charges PAGE bytes to write_bytes (folio_account_dirtied()),
+ * once: writeback and the fsync() charge nothing more. A new file of
+ * DIO_SIZE bytes: DIO_SIZE, plus at most METADATA_SLACK.
+ */
 TEST_F(xacct, dirtying_pages_counts_them_as_write_bytes)
 {
 	struct io_view a, b;
 
 	if (scratch_file(self, "ts-wb"))
 		SKIP(return, "RIG_SCRATCH not set: no scratch file system");
+	if (!on_block_device(getenv("RIG_SCRATCH")))
+		SKIP(return, "the scratch file system is on no block device");
 	around_one_run(_metadata, self, buffered_write_fsync, self->path, &a, &b);
+	TH_LOG("write_bytes %llu -> %llu", (unsigned long long)a.write_bytes,
+	       (unsigned long long)b.write_bytes);
 	EXPECT_LE(a.write_bytes + DIO_SIZE, b.write_bytes);
+	EXPECT_GE(a.write_bytes + DIO_SIZE + METADATA_SLACK, b.write_bytes);
 	check_against_proc(_metadata, &a);
 	check_against_proc(_metadata, &b);
 	EXPECT_LE(a.ts.write_bytes + DIO_SIZE, b.ts.write_bytes);
+	EXPECT_GE(a.ts.write_bytes + DIO_SIZE + METADATA_SLACK, b.ts.write_bytes);
 }
 
 TEST_F(xacct, truncating_dirty_pages_counts_cancelled_write_bytes)
@@ -245,6 +310,8 @@ TEST_F(xacct, truncating_dirty_pages_counts_cancelled_write_bytes)
 
 	if (scratch_file(self, "ts-cancel"))
 		SKIP(return, "RIG_SCRATCH not set: no scratch file system");
+	if (!on_block_device(getenv("RIG_SCRATCH")))
+		SKIP(return, "the scratch file system is on no block device");
 	around_one_run(_metadata, self, dirty_then_truncate, self->path, &a, &b);
 	TH_LOG("cancelled %llu -> %llu", (unsigned long long)a.cancelled,
 	       (unsigned long long)b.cancelled);
@@ -254,49 +321,200 @@ TEST_F(xacct, truncating_dirty_pages_counts_cancelled_write_bytes)
 	EXPECT_EQ(a.ts.cancelled_write_bytes + DIO_SIZE, b.ts.cancelled_write_bytes);
 }
 
-#define BIG	(32 * 1024 * 1024)
+#define BIG		(32 * 1024 * 1024)
+#define BURN_NS		400000000ULL	/* the child's CPU time in the measured run */
+#define MAX_TICK_US	10000ULL	/* 1/HZ at the smallest HZ, 100 */
 
-/* Maps and touches BIG bytes, then burns system time with them resident. */
-static void grow_and_burn(void *arg)
+static uint64_t thread_cpu_ns(void)
 {
-	char *p = mmap(NULL, BIG, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
-		       -1, 0);
-	int fd = open("/dev/null", O_WRONLY);
+	struct timespec t;
 
-	if (p == MAP_FAILED || fd < 0)
-		_exit(5);
-	memset(p, 1, BIG);
-	for (int i = 0; i < 400; i++)
-		if (write(fd, p, 1 << 20) < 0)
-			_exit(6);
-	for (int i = 0; i < 30000; i++)
-		getppid();
-	close(fd);
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+	return t.tv_sec * 1000000000ULL + t.tv_nsec;
 }
 
-TEST_F(xacct, a_large_resident_task_grows_its_memory_integrals_and_marks)
+/* Burns @ns of this thread's CPU time, half in the kernel, half outside. */
+static void burn(uint64_t ns)
+{
+	uint64_t end = thread_cpu_ns() + ns;
+
+	while (thread_cpu_ns() < end) {
+		for (int i = 0; i < 200; i++)
+			getppid();
+		for (int i = 0; i < 20000; i++)
+			__asm__ __volatile__("" : : : "memory");
+	}
+}
+
+/*
+ * First run: maps and touches BIG bytes, and burns a little CPU so that
+ * every page the burning touches is in already. Later runs: burn BURN_NS
+ * of CPU time and change nothing in memory.
+ */
+static void grow_then_burn(void *arg)
+{
+	static char *p;
+
+	if (p) {
+		burn(BURN_NS);
+		return;
+	}
+	p = mmap(NULL, BIG, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		_exit(5);
+	memset(p, 1, BIG);
+	burn(1000000);
+}
+
+/* A field of /proc/PID/status in kB ("VmRSS" and so on), or -1. */
+static int64_t status_kb(pid_t pid, const char *key)
+{
+	char path[64], buf[4096], *p;
+	int n = strlen(key);
+
+	snprintf(path, sizeof(path), "/proc/%d/status", pid);
+	if (ts_read_file(path, buf, sizeof(buf)) < 0)
+		return -1;
+	for (p = buf; p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
+		if (!strncmp(p, key, n) && p[n] == ':')
+			return strtoll(p + n + 1, NULL, 10);
+	return -1;
+}
+
+/* The task's CPU time so far (se.sum_exec_runtime), in ns, or 0. */
+static uint64_t exec_ns(pid_t pid)
+{
+	char path[64], buf[128];
+
+	snprintf(path, sizeof(path), "/proc/%d/schedstat", pid);
+	if (ts_read_file(path, buf, sizeof(buf)) < 0)
+		return 0;
+	return strtoull(buf, NULL, 10);
+}
+
+/* A paused task's memory in /proc/PID/status around a GET of it, in kB. */
+struct mem_view {
+	struct taskstats ts;
+	int64_t rss, vm, hwm, peak;	/* VmRSS, VmSize, VmHWM, VmPeak */
+	uint64_t exec;			/* /proc/PID/schedstat: CPU time, ns */
+};
+
+/*
+ * Reads /proc/PID/status before and after the GET: the same values twice
+ * (asserted) are what the task had when the record was filled.
+ */
+static void mem_snapshot(struct __test_metadata *_metadata,
+			 struct _test_data_xacct *self, pid_t pid, struct mem_view *v)
+{
+	static const char *const keys[] = { "VmRSS", "VmSize", "VmHWM", "VmPeak" };
+	int64_t *vals[] = { &v->rss, &v->vm, &v->hwm, &v->peak };
+
+	for (int i = 0; i < 4; i++)
+		*vals[i] = status_kb(pid, keys[i]);
+	ASSERT_EQ(0, get(self, pid, &v->ts));
+	for (int i = 0; i < 4; i++) {
+		ASSERT_LT(0, *vals[i]) {
+			TH_LOG("no %s in /proc/%d/status", keys[i], pid);
+		}
+		ASSERT_EQ(*vals[i], status_kb(pid, keys[i])) {
+			TH_LOG("%s of the paused child changed around the GET", keys[i]);
+		}
+	}
+	v->exec = exec_ns(pid);
+	ASSERT_LT(0ULL, v->exec);
+}
+
+/*
+ * How far the RSS the kernel reads in its fast paths (get_mm_rss(): the
+ * per-CPU counters' global parts) may lie from /proc's VmRSS and VmHWM
+ * (their exact sums), in kB: for each of the three RSS counters, less
+ * than one batch (percpu_counter_batch, max(32, 2 * CPUs)) per CPU.
+ */
+static int64_t rss_slop_kb(void)
+{
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	long batch = cpus * 2 > 32 ? cpus * 2 : 32;
+
+	return 3 * batch * cpus * (PAGE / 1024);
+}
+
+/*
+ * The memory integrals (kernel/tsacct.c) advance at each tick charged to
+ * the task, by the CPU time since the last advance times the RSS (coremem)
+ * or total_vm (virtmem) at that tick, skipping ticks until a whole
+ * TICK_NSEC has accumulated; reported in MB-usec (pages * ns / 1024 *
+ * PAGE_SIZE / (1024 * 1000)). With the memory unchanged through the run,
+ * the growth is size (MiB) times the CPU time the record's ac_utime and
+ * ac_stime gained (us), give or take one tick at each end. @lo and @hi
+ * (kB) bound the size.
+ */
+static void check_integral(struct __test_metadata *_metadata, const char *name,
+			   uint64_t grown, int64_t lo, int64_t hi, uint64_t cpu_us)
+{
+	int64_t least = lo * ((int64_t)cpu_us - (int64_t)MAX_TICK_US) / 1024 - 2;
+	int64_t most = hi * (int64_t)(cpu_us + MAX_TICK_US) / 1024 + 2;
+
+	TH_LOG("%s grew by %llu MB-us: %lld..%lld kB for %llu us gives %lld..%lld",
+	       name, (unsigned long long)grown, (long long)lo, (long long)hi,
+	       (unsigned long long)cpu_us, (long long)least, (long long)most);
+	EXPECT_LE(least, (int64_t)grown);
+	EXPECT_GE(most, (int64_t)grown);
+}
+
+/*
+ * A child that has touched BIG bytes burns BURN_NS of CPU time, paused
+ * before and after: its high-water marks are /proc's VmHWM and VmPeak (in
+ * kB, as both define them), and its integrals grow by its size times the
+ * CPU time charged to it. That CPU time is checked against the
+ * scheduler's own (se.sum_exec_runtime, /proc/PID/schedstat): ticks
+ * sample it, so it may come out high by a tick each time the child went
+ * on a CPU; low when ticks are lost (a TCG guest whose host lags), but
+ * never by three quarters.
+ */
+TEST_F_TIMEOUT(xacct, memory_integrals_grow_by_size_times_cpu_time_and_marks_match_proc, 90)
 {
 	struct ts_worker w = { 0 };
-	struct taskstats a, b;
+	int64_t slop = rss_slop_kb();
+	uint64_t cpu_us, exec_us, switches;
+	struct mem_view a, b;
 
-	ASSERT_EQ(0, ts_worker_start(&w, grow_and_burn, NULL));
-	ASSERT_EQ(0, get(self, w.pid, &a));
+	ASSERT_EQ(0, ts_worker_start(&w, grow_then_burn, NULL));
 	ASSERT_EQ(0, ts_worker_run(&w));
-	ASSERT_EQ(0, get(self, w.pid, &b));
+	mem_snapshot(_metadata, self, w.pid, &a);
+	ASSERT_EQ(0, ts_worker_run(&w));
+	mem_snapshot(_metadata, self, w.pid, &b);
 	ts_worker_stop(&w);
-	TH_LOG("coremem %llu -> %llu, virtmem %llu -> %llu, stime %llu -> %llu",
-	       (unsigned long long)a.coremem, (unsigned long long)b.coremem,
-	       (unsigned long long)a.virtmem, (unsigned long long)b.virtmem,
-	       (unsigned long long)a.ac_stime, (unsigned long long)b.ac_stime);
-	EXPECT_LE((uint64_t)BIG / 1024, b.hiwater_rss);
-	EXPECT_LE((uint64_t)BIG / 1024, b.hiwater_vm);
-	EXPECT_LE(b.hiwater_rss, b.hiwater_vm);
-	if (b.ac_stime + b.ac_utime == a.ac_stime + a.ac_utime)
-		SKIP(return, "no CPU time was charged to the child");
-	EXPECT_LT(a.coremem, b.coremem);
-	EXPECT_LT(a.virtmem, b.virtmem);
+	TH_LOG("VmRSS %lld -> %lld kB, VmSize %lld -> %lld kB, hiwater_rss %llu kB, VmHWM %lld kB",
+	       (long long)a.rss, (long long)b.rss, (long long)a.vm, (long long)b.vm,
+	       (unsigned long long)b.ts.hiwater_rss, (long long)b.hwm);
+
+	/* The marks, at both pauses. */
+	EXPECT_LE((int64_t)BIG / 1024, a.hwm);
+	EXPECT_LE((int64_t)BIG / 1024, a.peak);
+	EXPECT_EQ((uint64_t)a.peak, a.ts.hiwater_vm);
+	EXPECT_EQ((uint64_t)b.peak, b.ts.hiwater_vm);
+	EXPECT_GE(slop, llabs((int64_t)a.ts.hiwater_rss - a.hwm));
+	EXPECT_GE(slop, llabs((int64_t)b.ts.hiwater_rss - b.hwm));
+
+	/* The CPU time the integrals are of. */
+	cpu_us = b.ts.ac_utime + b.ts.ac_stime - a.ts.ac_utime - a.ts.ac_stime;
+	exec_us = (b.exec - a.exec) / 1000;
+	switches = b.ts.nvcsw + b.ts.nivcsw - a.ts.nvcsw - a.ts.nivcsw;
+	TH_LOG("CPU time: %llu us charged, %llu us run, %llu switches",
+	       (unsigned long long)cpu_us, (unsigned long long)exec_us,
+	       (unsigned long long)switches);
+	ASSERT_LE(BURN_NS / 1000, exec_us);
+	EXPECT_LE(exec_us / 4, cpu_us);
+	EXPECT_GE(exec_us + (switches + 1) * MAX_TICK_US, cpu_us);
+
+	/* The integrals: RSS (VmRSS, read exactly, give or take the slop) and VM. */
+	check_integral(_metadata, "coremem", b.ts.coremem - a.ts.coremem,
+		       (a.rss < b.rss ? a.rss : b.rss) - slop,
+		       (a.rss > b.rss ? a.rss : b.rss) + slop, cpu_us);
+	check_integral(_metadata, "virtmem", b.ts.virtmem - a.ts.virtmem,
+		       a.vm < b.vm ? a.vm : b.vm, a.vm > b.vm ? a.vm : b.vm, cpu_us);
 	/* RSS <= VM at every sample, so the integrals keep that order. */
-	EXPECT_LE(b.coremem, b.virtmem);
+	EXPECT_LE(b.ts.coremem, b.ts.virtmem);
 }
 
 TEST_HARNESS_MAIN
