@@ -214,7 +214,32 @@ TEST_F(taskstats, get_by_pid_describes_the_child)
 	EXPECT_EQ(0, release_child(&c));
 }
 
-TEST_F(taskstats, get_by_tgid_aggregates_a_four_thread_child)
+/* The AGGR_PID and AGGR_TGID attributes of the message at @buf. */
+static int count_records(const void *buf)
+{
+	const struct nlmsghdr *h = buf;
+	const char *p = (const char *)NLMSG_DATA(h) + GENL_HDRLEN;
+	int rem = h->nlmsg_len - NLMSG_LENGTH(GENL_HDRLEN), n = 0;
+
+	while (rem >= NLA_HDRLEN) {
+		const struct nlattr *na = (const void *)p;
+
+		if (na->nla_len < NLA_HDRLEN || na->nla_len > rem)
+			break;
+		if (na->nla_type == TASKSTATS_TYPE_AGGR_PID ||
+		    na->nla_type == TASKSTATS_TYPE_AGGR_TGID)
+			n++;
+		p += NLA_ALIGN(na->nla_len);
+		rem -= NLA_ALIGN(na->nla_len);
+	}
+	return n;
+}
+
+/*
+ * The framing of a group's answer: one AGGR_TGID record named by the
+ * tgid, not one per thread. What it holds is semantics_test's.
+ */
+TEST_F(taskstats, get_by_tgid_answers_with_one_record_naming_the_group)
 {
 	struct held_child c;
 	struct tsnl_reply r;
@@ -222,6 +247,9 @@ TEST_F(taskstats, get_by_tgid_aggregates_a_four_thread_child)
 
 	ASSERT_EQ(0, hold_child(&c, "ts-threads", 4, 0));
 	get_named(_metadata, self, TASKSTATS_CMD_ATTR_TGID, c.pid, &ts, &r);
+	EXPECT_EQ(TASKSTATS_CMD_NEW, r.cmd);
+	/* tsnl_get() left the answer at the start of the buffer. */
+	EXPECT_EQ(1, count_records(self->buf));
 	kill(c.pid, SIGKILL);
 	release_child(&c);
 }
