@@ -52,20 +52,31 @@ FIXTURE(sem) {
 	char buf[TSNL_BUF_SIZE];
 };
 
-FIXTURE_SETUP(sem)
+/* Shared by the group fixture, whose tests need the same socket. */
+static void sem_open(struct __test_metadata *_metadata, struct _test_data_sem *self)
 {
 	self->fd = tsnl_open();
 	ASSERT_LE(0, self->fd);
+	ts_possible_cpus(self->cpus, sizeof(self->cpus));
 	if (tsnl_family(self->fd, TASKSTATS_GENL_NAME, &self->family))
 		SKIP(return, "no TASKSTATS family");
-	ts_possible_cpus(self->cpus, sizeof(self->cpus));
 }
 
-FIXTURE_TEARDOWN(sem)
+static void sem_close(struct _test_data_sem *self)
 {
 	tsnl_cpumask(self->fd, self->family, TASKSTATS_CMD_ATTR_DEREGISTER_CPUMASK,
 		     self->cpus);
 	close(self->fd);
+}
+
+FIXTURE_SETUP(sem)
+{
+	sem_open(_metadata, self);
+}
+
+FIXTURE_TEARDOWN(sem)
+{
+	sem_close(self);
 }
 
 /* Registers @fd as exit listener for every possible CPU. */
@@ -704,62 +715,64 @@ static void expect_zeros(struct __test_metadata *_metadata,
 	EXPECT_LE(4, nonzero_in_threads);
 }
 
-TEST_F_TIMEOUT(sem, tgid_get_is_the_sum_of_live_and_exited_threads, 120)
+/*
+ * The group's record seen two ways, asked for with a TGID GET while some
+ * threads live, and sent with the last exit: one set of rules for both.
+ */
+FIXTURE(group) {
+	struct _test_data_sem sem;
+};
+
+FIXTURE_VARIANT(group) {
+	void (*view)(struct __test_metadata *_metadata, struct _test_data_sem *self,
+		     struct group_view *v);
+};
+
+FIXTURE_VARIANT_ADD(group, tgid_get) {
+	.view = view_tgid_get,
+};
+
+FIXTURE_VARIANT_ADD(group, last_exit) {
+	.view = view_last_exit,
+};
+
+FIXTURE_SETUP(group)
+{
+	sem_open(_metadata, &self->sem);
+}
+
+FIXTURE_TEARDOWN(group)
+{
+	sem_close(&self->sem);
+}
+
+TEST_F_TIMEOUT(group, record_is_the_sum_of_the_threads_records, 120)
 {
 	struct group_view v;
 
-	view_tgid_get(_metadata, self, &v);
+	variant->view(_metadata, &self->sem, &v);
 	expect_work(_metadata, &v);
 	expect_sums(_metadata, &v);
 }
 
-TEST_F_TIMEOUT(sem, tgid_get_holds_the_longest_and_shortest_delay_of_any_thread, 120)
+TEST_F_TIMEOUT(group, record_holds_the_longest_and_shortest_delay_of_any_thread, 120)
 {
 	struct group_view v;
 
 	if (!ts_series_kernel())
 		SKIP(return, "the reference's records (version 14) have no delay extremes");
-	view_tgid_get(_metadata, self, &v);
+	variant->view(_metadata, &self->sem, &v);
 	ASSERT_LE(16, v.group.version);
 	/* Six threads that sleep and spin on two CPUs wait for one. */
-	ASSERT_NE(0ULL, max_of(v.lo, field_named("cpu_delay_max")));
-	expect_extremes(_metadata, &v);
-}
-
-TEST_F_TIMEOUT(sem, tgid_get_leaves_every_other_field_zero, 120)
-{
-	struct group_view v;
-
-	view_tgid_get(_metadata, self, &v);
-	expect_zeros(_metadata, &v);
-}
-
-TEST_F_TIMEOUT(sem, the_last_exit_sends_the_sum_of_the_threads_exit_records, 120)
-{
-	struct group_view v;
-
-	view_last_exit(_metadata, self, &v);
-	expect_work(_metadata, &v);
-	expect_sums(_metadata, &v);
-}
-
-TEST_F_TIMEOUT(sem, the_last_exit_sends_the_longest_and_shortest_delay_of_any_thread, 120)
-{
-	struct group_view v;
-
-	if (!ts_series_kernel())
-		SKIP(return, "the reference's records (version 14) have no delay extremes");
-	view_last_exit(_metadata, self, &v);
-	ASSERT_LE(16, v.group.version);
 	ASSERT_NE(0ULL, max_of(v.hi, field_named("cpu_delay_max")));
 	expect_extremes(_metadata, &v);
 }
 
-TEST_F_TIMEOUT(sem, the_last_exit_sends_a_group_record_with_every_other_field_zero, 120)
+TEST_F_TIMEOUT(group, record_leaves_every_other_field_zero, 120)
 {
 	struct group_view v;
 
-	view_last_exit(_metadata, self, &v);
+	variant->view(_metadata, &self->sem, &v);
 	expect_zeros(_metadata, &v);
 }
 
