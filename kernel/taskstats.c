@@ -1300,26 +1300,33 @@ static int taskstats_user_cmd(struct sk_buff *skb, struct genl_info *info)
 /*
  * The next task of the dump at or after pid number @nr, with a reference,
  * or NULL at the end; *@nr is set to its pid number. A thread group dump
- * only stops at group leaders.
+ * only stops at group leaders: the threads of one process may be
+ * thousands of pids in a row, so the skipping leaves the RCU read side
+ * and yields the CPU every 256 of them.
  */
 static struct task_struct *pid_walk_next(struct pid_namespace *ns, int *nr,
 					 bool tgid)
 {
 	struct task_struct *tsk = NULL;
 	struct pid *pid;
+	unsigned int n;
 
-	rcu_read_lock();
-	while ((pid = find_ge_pid(*nr, ns))) {
-		*nr = pid_nr_ns(pid, ns);
-		tsk = pid_task(pid, tgid ? PIDTYPE_TGID : PIDTYPE_PID);
-		if (tsk) {
-			get_task_struct(tsk);
-			break;
+	for (;;) {
+		rcu_read_lock();
+		for (n = 0; n < 256 && (pid = find_ge_pid(*nr, ns)); n++) {
+			*nr = pid_nr_ns(pid, ns);
+			tsk = pid_task(pid, tgid ? PIDTYPE_TGID : PIDTYPE_PID);
+			if (tsk) {
+				get_task_struct(tsk);
+				break;
+			}
+			(*nr)++;
 		}
-		(*nr)++;
+		rcu_read_unlock();
+		if (tsk || !pid)
+			return tsk;
+		cond_resched();
 	}
-	rcu_read_unlock();
-	return tsk;
 }
 
 /*
