@@ -175,14 +175,16 @@ static struct agent *requester_of(struct _test_data_access *self,
 
 TEST_F(access, get_by_pid_answers_as_proc_pid_io_does)
 {
-	EXPECT_EQ(variant->readable, ask(requester_of(self, variant), OP_GET_PID, 0,
-					 self->name, self->target, NULL));
+	EXPECT_EQ(variant->readable, ask(requester_of(self, variant), OP_GET_PID,
+					 pidfd_local(self->target), self->name,
+					 self->target, NULL));
 }
 
 TEST_F(access, get_by_tgid_answers_as_proc_pid_io_does)
 {
-	EXPECT_EQ(variant->readable, ask(requester_of(self, variant), OP_GET_TGID, 0,
-					 self->name, self->target, NULL));
+	EXPECT_EQ(variant->readable, ask(requester_of(self, variant), OP_GET_TGID,
+					 pidfd_local(self->target), self->name,
+					 self->target, NULL));
 }
 
 TEST_F(access, dump_lists_the_task_iff_proc_pid_io_is_readable)

@@ -99,7 +99,7 @@ int recv_fd(int sock, void *buf, size_t len, int *fd)
 }
 
 /* The pid number of @pidfd in our /proc's pid namespace; 0 if none. */
-static pid_t pidfd_local(int pidfd)
+pid_t pidfd_local(int pidfd)
 {
 	char path[64], buf[256], *p;
 
@@ -127,15 +127,32 @@ static unsigned int nr_more;
 static uint32_t held_seq;
 static uint16_t family;
 
-static int get_reads(int attr, pid_t pid, const char *name)
+/*
+ * 1 if a GET of @pid returns the record of the target named @name, 0 if
+ * it is refused. A target with no pid here (@pid 0) is asked for by the
+ * number it has where the test runs, @theirs: that must not exist here,
+ * ESRCH, or name a task of ours, never the target nor refuse it (EPERM
+ * would tell that the number is someone's).
+ */
+static int get_reads(int attr, pid_t pid, const char *name, pid_t theirs)
 {
 	static char buf[TSNL_BUF_SIZE];
 	struct tsnl_reply r;
 	struct taskstats ts;
 	int err;
 
-	if (pid <= 0)
+	if (pid <= 0) {
+		if (theirs <= 0)
+			return -EINVAL;
+		err = tsnl_get(nl, family, attr, theirs, &ts, &r, buf);
+		if (err == -ESRCH)
+			return 0;
+		if (err)
+			return err;
+		if (attr == TASKSTATS_CMD_ATTR_PID && !strcmp(ts.ac_comm, name))
+			return -EEXIST;
 		return 0;
+	}
 	err = tsnl_get(nl, family, attr, pid, &ts, &r, buf);
 	if (err == -EPERM || err == -ESRCH)
 		return 0;
@@ -540,9 +557,9 @@ static int obey(const struct cmd *c, int pidfd, int *reply_fd, int *aux)
 	case OP_PROC_IO:
 		return proc_io_readable(pid);
 	case OP_GET_PID:
-		return get_reads(TASKSTATS_CMD_ATTR_PID, pid, c->name);
+		return get_reads(TASKSTATS_CMD_ATTR_PID, pid, c->name, c->arg);
 	case OP_GET_TGID:
-		return get_reads(TASKSTATS_CMD_ATTR_TGID, pid, c->name);
+		return get_reads(TASKSTATS_CMD_ATTR_TGID, pid, c->name, c->arg);
 	case OP_DUMP:
 		return dump_lists(false, pid, c->name);
 	case OP_DUMP_TGID:

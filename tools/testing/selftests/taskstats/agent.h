@@ -47,6 +47,12 @@ enum op {
 	OP_REGISTER_ON,	/* registers CPU 0 on the socket passed: 0 or -errno */
 };
 
+/*
+ * OP_GET_PID and OP_GET_TGID take as arg the target's pid where the test
+ * runs: asked for by that number, a target with no pid in the agent's
+ * namespace must not exist there.
+ */
+
 #define SPAWN_UNDUMPABLE	1
 #define SPAWN_SETUID		2
 #define SPAWN_ZOMBIE		4
@@ -81,6 +87,7 @@ void fork_exit_forever(unsigned long *forks);	/* never returns */
 int agent_start(struct agent *a, enum who role, pid_t *init);
 void agent_stop(struct agent *a);
 bool wait_exited(int pidfd);
+pid_t pidfd_local(int pidfd);
 int ask2(struct agent *a, int op, int arg, const char *name, int pidfd,
 	 int *reply_fd, int *aux);
 int ask(struct agent *a, int op, int arg, const char *name, int pidfd,
