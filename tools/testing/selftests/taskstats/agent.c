@@ -477,6 +477,50 @@ static int listen_more(void)
 	return 0;
 }
 
+/*
+ * A new socket listening on every CPU, with as much of @bytes of receive
+ * buffer as it can get: forced if it may (SO_RCVBUFFORCE), else what
+ * SO_RCVBUF grants. The socket, or -errno.
+ */
+static int listen_big(int bytes)
+{
+	char cpus[256];
+	int fd, err = 0;
+
+	fd = tsnl_open();
+	if (fd < 0)
+		return fd;
+	if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &bytes, sizeof(bytes)) &&
+	    setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &bytes, sizeof(bytes)))
+		err = -errno;
+	if (!err)
+		err = ts_register_all(fd, family, cpus, sizeof(cpus));
+	if (err) {
+		close(fd);
+		return err;
+	}
+	return fd;
+}
+
+/* @n children that exit at once, each reaped before the next: how many. */
+static int exits(int n)
+{
+	int done = 0;
+
+	signal(SIGCHLD, SIG_DFL);	/* so that waitpid() waits for one */
+	while (done < n) {
+		pid_t c = fork();
+
+		if (c == 0)
+			_exit(0);
+		if (c < 0 || waitpid(c, NULL, 0) != c)
+			break;
+		done++;
+	}
+	signal(SIGCHLD, SIG_IGN);
+	return done;
+}
+
 struct register_cpu0 {
 	int fd;
 	pthread_barrier_t *go;
@@ -591,6 +635,11 @@ static int obey(const struct cmd *c, int pidfd, int *reply_fd, int *aux)
 		return ts_write_file("/proc/sys/user/max_taskstats_listeners", cpus);
 	case OP_REGISTER_ON:
 		return tsnl_cpumask(pidfd, family, TASKSTATS_CMD_ATTR_REGISTER_CPUMASK, "0");
+	case OP_LISTEN_BIG:
+		*reply_fd = listen_big(c->arg);
+		return *reply_fd < 0 ? *reply_fd : 0;
+	case OP_EXITS:
+		return exits(c->arg);
 	case OP_HELD_OPEN:
 		held = tsnl_open();
 		if (held >= 0)
