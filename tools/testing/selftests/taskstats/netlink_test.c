@@ -309,6 +309,76 @@ TEST_F(taskstats, deregistered_listener_receives_nothing)
 	EXPECT_EQ(0, messages);
 }
 
+/*
+ * Sends @m with NLM_F_ACK and reads up to its acknowledgment: its error,
+ * and in *@replies how many other answers came first. Exit records, which
+ * a listening socket may hold in between, are no answers (port id 0).
+ */
+static int ack_after(int fd, struct tsnl_msg *m, char *buf, int *replies)
+{
+	uint32_t seq = m->nlh.nlmsg_seq;
+	int n, err;
+
+	*replies = 0;
+	err = tsnl_send(fd, m);
+	if (err)
+		return err;
+	while ((n = tsnl_recv(fd, buf, TSNL_BUF_SIZE, 0)) > 0) {
+		struct nlmsghdr *h;
+
+		for (h = (void *)buf; NLMSG_OK(h, n); h = NLMSG_NEXT(h, n)) {
+			if (!h->nlmsg_pid || h->nlmsg_seq != seq)
+				continue;
+			if (h->nlmsg_type == NLMSG_ERROR)
+				return ((struct nlmsgerr *)NLMSG_DATA(h))->error;
+			(*replies)++;
+		}
+	}
+	return n;
+}
+
+/* A request of one action, carrying the attributes of the others too. */
+TEST_F(taskstats, register_wins_over_deregister_and_pid_in_one_request)
+{
+	struct taskstats ts;
+	struct tsnl_msg m;
+	char cpus[256];
+	int messages, replies;
+	pid_t pid;
+
+	ts_possible_cpus(cpus, sizeof(cpus));
+	tsnl_msg_init(&m, self->family, TASKSTATS_CMD_GET, NLM_F_ACK);
+	tsnl_put_u32(&m, TASKSTATS_CMD_ATTR_PID, getpid());
+	tsnl_put_str(&m, TASKSTATS_CMD_ATTR_DEREGISTER_CPUMASK, cpus);
+	tsnl_put_str(&m, TASKSTATS_CMD_ATTR_REGISTER_CPUMASK, cpus);
+	ASSERT_EQ(0, ack_after(self->fd, &m, self->buf, &replies));
+	/* No record for the pid: the registration was the one action. */
+	EXPECT_EQ(0, replies);
+	pid = reaped_child("ts-exit5", 5);
+	ASSERT_LT(0, pid);
+	EXPECT_EQ(1, drain_for_pid(self->fd, pid, &ts, &messages));
+	EXPECT_EQ(0, listen_on(self, false, cpus));
+}
+
+TEST_F(taskstats, deregister_wins_over_pid_in_one_request)
+{
+	struct taskstats ts;
+	struct tsnl_msg m;
+	char cpus[256];
+	int messages, replies;
+	pid_t pid;
+
+	ASSERT_EQ(0, ts_register_all(self->fd, self->family, cpus, sizeof(cpus)));
+	tsnl_msg_init(&m, self->family, TASKSTATS_CMD_GET, NLM_F_ACK);
+	tsnl_put_u32(&m, TASKSTATS_CMD_ATTR_PID, getpid());
+	tsnl_put_str(&m, TASKSTATS_CMD_ATTR_DEREGISTER_CPUMASK, cpus);
+	ASSERT_EQ(0, ack_after(self->fd, &m, self->buf, &replies));
+	EXPECT_EQ(0, replies);
+	pid = reaped_child("ts-exit6", 6);
+	ASSERT_LT(0, pid);
+	EXPECT_EQ(0, drain_for_pid(self->fd, pid, &ts, &messages));
+}
+
 TEST_F(taskstats, cgroupstats_counts_the_caller_as_running)
 {
 	char dir[] = "/tmp/ts-cgroup.XXXXXX";
