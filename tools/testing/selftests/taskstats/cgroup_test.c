@@ -96,6 +96,7 @@ enum kind {
 	BUSY,		/* the leader spins: TASK_RUNNING */
 	WRITER,		/* told to, write(2)s to a file: D if its fs is frozen */
 	VFORKER,	/* vfork(2)s a child that sleeps: TASK_KILLABLE */
+	READER,		/* reads a slow disk's uncached page: killable I/O wait */
 };
 
 /* A task to make: see spawn(). */
@@ -105,7 +106,7 @@ struct spec {
 	int threads;		/* besides the leader, each asleep on the pipe */
 	uid_t uid;		/* if not 0: becomes that user after joining */
 	const char *name;	/* its command name */
-	int fd;			/* WRITER: the file it writes to */
+	int fd;			/* WRITER: the file it writes to; READER: the disk */
 };
 
 /* A task made: its threads' ids, leader first. */
@@ -322,6 +323,16 @@ static void kid_main(const struct spec *s, pid_t parent, int go)
 			_exit(1);
 		break;
 	}
+	case READER: {
+		char buf[4096];
+
+		/* Each read waits for the disk: its pages are dropped first. */
+		for (;;) {
+			posix_fadvise(s->fd, 0, 0, POSIX_FADV_DONTNEED);
+			if (pread(s->fd, buf, sizeof(buf), 0) != sizeof(buf))
+				_exit(1);
+		}
+	}
 	case VFORKER: {
 		static long stack[8192];
 		pid_t child = clone(vfork_child, (char *)stack + sizeof(stack),
@@ -369,8 +380,8 @@ static int wait_state(pid_t tid, int want)
 /*
  * Makes a task as @s says, in its cgroup with its threads, and waits
  * until it is in the state its kind leads to: R for the leader of a BUSY
- * kid, D for a VFORKER's leader, S for all other threads (a WRITER's
- * leader too: it waits to be told to write).
+ * kid, D for a VFORKER's or a READER's leader, S for all other threads
+ * (a WRITER's leader too: it waits to be told to write).
  *
  * Return: 0 with the kid in *@out, or -errno.
  */
@@ -420,7 +431,7 @@ static int spawn(struct world *w, const struct spec *s, struct kid **out)
 	close(ready[0]);
 	for (int i = 0; !err && i < k->n; i++)
 		err = wait_state(k->tid[i], i ? 'S' : s->kind == BUSY ? 'R' :
-				 s->kind == VFORKER ? 'D' : 'S');
+				 s->kind == VFORKER || s->kind == READER ? 'D' : 'S');
 	if (!err && k->vchild)
 		err = wait_state(k->vchild, 'S');
 	*out = k;
@@ -781,6 +792,38 @@ TEST_F(cgroup, a_killable_wait_counts_in_no_state)
 	ASSERT_EQ(0, spawn(&self->w, &(struct spec){ .cgroup = self->w.dir, .kind = VFORKER }, &k));
 	ASSERT_EQ('D', ts_proc_state(k->pid));
 	expect_cgroup(_metadata, &self->w, self->w.dirfd, &want);
+}
+
+/*
+ * A read that waits for its page from a disk that serves one request a
+ * second (the rig's RIG_SLOW_DEV) waits TASK_KILLABLE in io_schedule():
+ * D in /proc/PID/stat, in I/O wait, and by v1's rules counted there only.
+ * The reader spends some microseconds a second out of that wait: the
+ * counts are asked again, up to 5 times, while it was caught between two.
+ */
+TEST_F(cgroup, a_task_waiting_for_a_page_from_disk_counts_as_io_wait_only)
+{
+	struct cgroupstats cs, want = { .nr_io_wait = 1 };
+	const char *dev = getenv("RIG_SLOW_DEV");
+	struct spec reader = { .kind = READER };
+	struct kid *k;
+
+	if (!self->w.series)
+		SKIP(return, SKIP_COUNTS);
+	if (!dev)
+		SKIP(return, "needs a disk slow enough to catch a read waiting (RIG_SLOW_DEV)");
+	reader.cgroup = self->w.dir;
+	reader.fd = open(dev, O_RDONLY | O_CLOEXEC);
+	ASSERT_LE(0, reader.fd);
+	ASSERT_EQ(0, spawn(&self->w, &reader, &k));
+	close(reader.fd);
+	for (int i = 0; i < 5; i++) {
+		ASSERT_EQ(0, wait_state(k->pid, 'D'));
+		ASSERT_EQ(1, counts(&self->w, self->w.dirfd, &cs));
+		if (cs.nr_io_wait == 1)
+			break;
+	}
+	expect_counts(_metadata, &want, &cs);
 }
 
 TEST_F(cgroup, every_thread_of_a_process_counts_on_its_own)
