@@ -503,11 +503,12 @@ static int listen_big(int bytes)
 }
 
 /* @n children that exit at once, each reaped before the next: how many. */
-static int exits(int n)
+int fork_exits(int n)
 {
+	/* Not ignored, so that waitpid() waits for the one child. */
+	sighandler_t was = signal(SIGCHLD, SIG_DFL);
 	int done = 0;
 
-	signal(SIGCHLD, SIG_DFL);	/* so that waitpid() waits for one */
 	while (done < n) {
 		pid_t c = fork();
 
@@ -517,7 +518,7 @@ static int exits(int n)
 			break;
 		done++;
 	}
-	signal(SIGCHLD, SIG_IGN);
+	signal(SIGCHLD, was);
 	return done;
 }
 
@@ -639,7 +640,7 @@ static int obey(const struct cmd *c, int pidfd, int *reply_fd, int *aux)
 		*reply_fd = listen_big(c->arg);
 		return *reply_fd < 0 ? *reply_fd : 0;
 	case OP_EXITS:
-		return exits(c->arg);
+		return fork_exits(c->arg);
 	case OP_HELD_OPEN:
 		held = tsnl_open();
 		if (held >= 0)

@@ -670,13 +670,7 @@ TEST(an_admins_forced_buffer_holds_every_record)
 		SKIP(return, "no TASKSTATS family");
 	ASSERT_EQ(0, setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &bytes, sizeof(bytes)));
 	ASSERT_EQ(0, ts_register_all(fd, family, cpus, sizeof(cpus)));
-	for (int i = 0; i < EXITS; i++) {
-		pid_t c = fork();
-
-		if (c == 0)
-			_exit(0);
-		ASSERT_EQ(c, waitpid(c, NULL, 0));
-	}
+	ASSERT_EQ(EXITS, fork_exits(EXITS));
 	queue_state(_metadata, fd, &q);
 	read = read_all(fd);
 	TH_LOG("%u bytes queued in %d records (twice rmem_max: %llu)",
