@@ -19,8 +19,10 @@
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include <linux/aio_abi.h>
+#include <linux/sock_diag.h>
 
 #include "../kselftest_harness.h"
 #include "agent.h"
@@ -94,7 +96,7 @@ static void count_record(uint32_t id, int aggr, const struct taskstats *ts,
 		s->count[id]++;
 }
 
-static int dump_into(int fd, uint16_t family, bool tgid, struct seen *s)
+static void seen_reset(struct seen *s, bool tgid)
 {
 	memset(s->count, 0, sizeof(s->count));
 	s->records = 0;
@@ -102,6 +104,11 @@ static int dump_into(int fd, uint16_t family, bool tgid, struct seen *s)
 	s->other_uid = 0;
 	memset(&s->arrived, 0, sizeof(s->arrived));
 	s->aggr = tgid ? TASKSTATS_TYPE_AGGR_TGID : TASKSTATS_TYPE_AGGR_PID;
+}
+
+static int dump_into(int fd, uint16_t family, bool tgid, struct seen *s)
+{
+	seen_reset(s, tgid);
 	return tsnl_dump(fd, family, tgid, count_record, s, &s->arrived);
 }
 
@@ -173,6 +180,72 @@ TEST_F(ext, dump_sends_one_record_per_message_and_many_messages_per_read)
 	/* The messages of one read: more than ten of 740 bytes in 32 KiB. */
 	EXPECT_LE(self->seen.arrived.reads * 10, records)
 		TH_LOG("%d records in %d reads", records, self->seen.arrived.reads);
+}
+
+/* The messages dropped on @fd so far, as SO_MEMINFO counts them. */
+static uint32_t drops(int fd)
+{
+	uint32_t mem[SK_MEMINFO_VARS] = { 0 };
+	socklen_t len = sizeof(mem);
+
+	getsockopt(fd, SOL_SOCKET, SO_MEMINFO, mem, &len);
+	return mem[SK_MEMINFO_DROPS];
+}
+
+/*
+ * A dump asked for on a socket that exit records have filled finds no
+ * room for its first part. It is put off, not cut: the request's answer
+ * is dropped too (recv(2) reports ENOBUFS, SO_MEMINFO one more drop), and
+ * once reading has emptied half the buffer the dump runs from its start,
+ * every task once, up to its NLMSG_DONE.
+ */
+TEST_F_TIMEOUT(ext, dump_asked_on_a_full_socket_waits_for_room_and_lists_every_task, 60)
+{
+	struct timeval timeout = { .tv_sec = 10 };
+	int fd, n, bytes = 16384, enobufs = 0, records = 0;
+	uint32_t dropped;
+	struct tsnl_msg m;
+	bool done = false;
+	char cpus[256];
+
+	ASSERT_EQ(0, herd_start(&self->herd, NCHILD));
+	fd = tsnl_open();
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &bytes, sizeof(bytes)));
+	ASSERT_EQ(0, setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof(timeout)));
+	ASSERT_EQ(0, ts_register_all(fd, self->family, cpus, sizeof(cpus)));
+	/* 64 exit records of over 2 KiB each: four times what 32 KiB holds. */
+	ASSERT_EQ(64, fork_exits(64));
+	/* No more records; unacknowledged, as an ack would not fit. */
+	tsnl_msg_init(&m, self->family, TASKSTATS_CMD_GET, 0);
+	tsnl_put_str(&m, TASKSTATS_CMD_ATTR_DEREGISTER_CPUMASK, cpus);
+	ASSERT_EQ(0, tsnl_send(fd, &m));
+	dropped = drops(fd);
+	ASSERT_LT(0U, dropped);
+	tsnl_msg_init(&m, self->family, TASKSTATS_CMD_GET, NLM_F_DUMP);
+	ASSERT_EQ(0, tsnl_send(fd, &m));
+	EXPECT_EQ(dropped + 1, drops(fd));
+
+	seen_reset(&self->seen, false);
+	while (!done) {
+		n = tsnl_dump_part(fd, m.nlh.nlmsg_seq, count_record,
+				   &self->seen, NULL, &done);
+		if (n == -ENOBUFS) {
+			enobufs++;
+			done = false;
+			continue;
+		}
+		ASSERT_LE(0, n);
+		records += n;
+	}
+	close(fd);
+	EXPECT_LE(1, enobufs);
+	ASSERT_LT(NCHILD, records);
+	EXPECT_EQ(records, self->seen.records);
+	for (int i = 0; i < NCHILD; i++)
+		EXPECT_EQ(1, self->seen.count[self->herd.pid[i]]);
+	EXPECT_EQ(1, self->seen.count[getpid()]);
+	EXPECT_EQ(1, max_count(&self->seen));
 }
 
 static void *park(void *arg)
