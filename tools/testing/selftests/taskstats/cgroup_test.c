@@ -777,6 +777,44 @@ TEST_F(cgroup, a_writer_blocked_by_a_frozen_file_system_counts_as_uninterruptibl
 	expect_counts(_metadata, &want, &cs);
 }
 
+/* What nobody_counts() opens, and the counts it must get there. */
+static const char *nobody_dir;
+static struct cgroupstats nobody_want;
+
+/* Exit code: 0 if the counts of nobody_dir are nobody_want exactly. */
+static int nobody_counts(int fd, uint16_t family, pid_t other)
+{
+	struct cgroupstats cs;
+	int dfd = open(nobody_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	if (dfd < 0)
+		return 2;
+	memset(&cs, 0xff, sizeof(cs));
+	if (tsnl_cgroupstats(fd, family, dfd, &cs) != 1)
+		return 3;
+	return memcmp(&cs, &nobody_want, sizeof(cs)) ? 4 : 0;
+}
+
+/*
+ * Counts need no capability: anyone who can open a cgroup's directory
+ * gets the same counts as root, other users' tasks included, as its
+ * cgroup.threads already shows them.
+ */
+TEST_F(cgroup, a_user_who_can_open_a_cgroup_counts_roots_tasks_there_as_root_does)
+{
+	struct cgroupstats want = { .nr_sleeping = 1, .nr_stopped = 1 };
+	struct kid *k;
+
+	if (!self->w.series)
+		SKIP(return, SKIP_COUNTS);
+	ASSERT_EQ(0, sleeper(&self->w, self->w.dir, 0, &k));
+	ASSERT_EQ(0, stopped(&self->w, self->w.dir, &k));
+	expect_cgroup(_metadata, &self->w, self->w.dirfd, &want);
+	nobody_dir = self->w.dir;
+	nobody_want = want;
+	EXPECT_EQ(0, ts_as_nobody(nobody_counts, self->w.family, 0));
+}
+
 /*
  * A vfork(2) parent waits TASK_KILLABLE: D in /proc/PID/stat, yet not
  * TASK_UNINTERRUPTIBLE, nor in I/O wait, so v1's rules count it nowhere.
