@@ -440,4 +440,119 @@ TEST_F(handover, a_get_of_the_users_task_root_writes_on_its_socket_succeeds)
 	EXPECT_EQ(1, root_gets_for_the_user(self, self->user.pid));
 }
 
+/* ------------------------------------------------------------------ ids */
+
+/*
+ * A record names users, groups and tasks as the requester's namespaces
+ * do. The container maps its root to UID_A and numbers its tasks from 1:
+ * the task it spawned is uid 0 with a small pid and parent 1 there, and
+ * UID_A with its host pid and the container's init as parent here.
+ */
+FIXTURE(ids) {
+	struct agent container, entered;
+	pid_t init;		/* the container's pid 1, as we see it */
+	int target;		/* pidfd of the container's task */
+	pid_t pid, inside;	/* its pid here and in the container */
+	uint16_t family;
+	int fd;
+	struct taskstats ts;	/* our record of one of them */
+};
+
+FIXTURE_SETUP(ids)
+{
+	int ret;
+
+	memset(self, 0, sizeof(*self));
+	self->target = -1;
+	self->fd = -1;
+	if (!ts_series_kernel())
+		SKIP(return, "this kernel has no GET without CAP_NET_ADMIN (no dump)");
+	self->fd = tsnl_open();
+	ASSERT_LE(0, self->fd);
+	ASSERT_EQ(0, tsnl_family(self->fd, TASKSTATS_GENL_NAME, &self->family));
+	ret = agent_start(&self->container, CONTAINER, &self->init);
+	if (ret == 4)
+		SKIP(return, "cannot create a user namespace");
+	ASSERT_EQ(0, ret);
+	ASSERT_EQ(0, ask(&self->container, OP_SPAWN, 0, "ts_ids", -1, &self->target));
+	ASSERT_LE(0, self->target);
+	self->pid = pidfd_local(self->target);
+	self->inside = ts_pid_inside(self->pid);
+	ASSERT_LT(1, self->inside);
+	ASSERT_NE(self->pid, self->inside);
+}
+
+FIXTURE_TEARDOWN(ids)
+{
+	if (self->target >= 0) {
+		syscall(SYS_pidfd_send_signal, self->target, SIGKILL, NULL, 0);
+		close(self->target);
+	}
+	agent_stop(&self->entered);
+	agent_stop(&self->container);
+	if (self->fd >= 0)
+		close(self->fd);
+}
+
+/* Our record of @pid, in the initial namespaces: 0 or -errno. */
+static int host_record(struct _test_data_ids *self, pid_t pid,
+		       struct taskstats *ts)
+{
+	static char buf[TSNL_BUF_SIZE];
+	struct tsnl_reply r;
+
+	return tsnl_get(self->fd, self->family, TASKSTATS_CMD_ATTR_PID, pid, ts, &r, buf);
+}
+
+TEST_F(ids, a_container_reads_its_tasks_ids_as_its_namespaces_name_them)
+{
+	struct agent *c = &self->container;
+	struct taskstats *ts = &self->ts;
+
+	EXPECT_EQ(0, ask(c, OP_IDS, IDS_UID, "", self->target, NULL));
+	EXPECT_EQ(0, ask(c, OP_IDS, IDS_GID, "", self->target, NULL));
+	EXPECT_EQ(self->inside, ask(c, OP_IDS, IDS_PID, "", self->target, NULL));
+	EXPECT_EQ(1, ask(c, OP_IDS, IDS_PPID, "", self->target, NULL));
+	ASSERT_EQ(0, host_record(self, self->pid, ts));
+	EXPECT_EQ((uint32_t)UID_A, ts->ac_uid);
+	EXPECT_EQ((uint32_t)UID_A, ts->ac_gid);
+	EXPECT_EQ((uint32_t)self->pid, ts->ac_pid);
+	EXPECT_EQ((uint32_t)self->init, ts->ac_ppid);
+}
+
+/* The parent of the container's pid 1 has no pid inside: 0, as in /proc. */
+TEST_F(ids, a_containers_init_reads_its_parent_outside_as_0)
+{
+	struct taskstats *ts = &self->ts;
+
+	EXPECT_EQ(1, ask(&self->container, OP_IDS, IDS_PID, "", -1, NULL));
+	EXPECT_EQ(0, ask(&self->container, OP_IDS, IDS_PPID, "", -1, NULL));
+	ASSERT_EQ(0, host_record(self, self->init, ts));
+	EXPECT_EQ((uint32_t)self->init, ts->ac_pid);
+	EXPECT_EQ((uint32_t)self->container.pid, ts->ac_ppid);
+}
+
+/*
+ * A host root process that entered the container keeps uid 0, which the
+ * container does not map: its own record reads the overflow ids there,
+ * as its /proc/self/status does.
+ */
+TEST_F(ids, a_host_root_that_entered_reads_its_unmapped_ids_as_the_overflow_ids)
+{
+	char buf[32];
+	int uid, gid;
+
+	ASSERT_LT(0, ts_read_file("/proc/sys/kernel/overflowuid", buf, sizeof(buf)));
+	uid = atoi(buf);
+	ASSERT_LT(0, ts_read_file("/proc/sys/kernel/overflowgid", buf, sizeof(buf)));
+	gid = atoi(buf);
+	ASSERT_EQ(0, agent_start(&self->entered, ENTERED, &self->init));
+	EXPECT_EQ(uid, ask(&self->entered, OP_IDS, IDS_UID, "", -1, NULL));
+	EXPECT_EQ(gid, ask(&self->entered, OP_IDS, IDS_GID, "", -1, NULL));
+	/* Its parent stayed outside: only children enter a pid namespace. */
+	EXPECT_EQ(0, ask(&self->entered, OP_IDS, IDS_PPID, "", -1, NULL));
+	/* And the container's own task is uid 0 to it, as to the container. */
+	EXPECT_EQ(0, ask(&self->entered, OP_IDS, IDS_UID, "", self->target, NULL));
+}
+
 TEST_HARNESS_MAIN

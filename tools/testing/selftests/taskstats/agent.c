@@ -215,6 +215,9 @@ bool wait_exited(int pidfd)
 	return poll(&p, 1, 20000) == 1;
 }
 
+/* The last exit heard: OP_HEARD_IDS reads its ids. */
+static struct find last_heard;
+
 /*
  * Whether the listener heard the exit of the task named @name, once the
  * process @pidfd names has exited; *@aux is what @what (HEARD_*) asks of
@@ -224,24 +227,50 @@ bool wait_exited(int pidfd)
  */
 static int heard(const char *name, int what, int *aux, int pidfd)
 {
-	static struct find f;
-
 	if (pidfd < 0)
 		return -EBADF;
 	if (!wait_exited(pidfd))
 		return -ETIMEDOUT;
-	memset(&f, 0, sizeof(f));
-	f.name = name;
-	tsnl_drain(listener, heard_exit, &f);
-	if (!f.found)
+	memset(&last_heard, 0, sizeof(last_heard));
+	last_heard.name = name;
+	tsnl_drain(listener, heard_exit, &last_heard);
+	if (!last_heard.found)
 		return 0;
 	if (what == HEARD_TGID)
-		*aux = f.exit.have_tgid;
+		*aux = last_heard.exit.have_tgid;
 	else if (what == HEARD_SEQ)
-		*aux = f.exit.seq;
+		*aux = last_heard.exit.seq;
 	else if (what == HEARD_FLAG)
-		*aux = f.exit.pid_ts.ac_flag;
+		*aux = last_heard.exit.pid_ts.ac_flag;
 	return 1;
+}
+
+/* The id @which (IDS_*) of record @ts; -EINVAL for another @which. */
+static int record_id(const struct taskstats *ts, int which)
+{
+	switch (which) {
+	case IDS_UID:
+		return ts->ac_uid;
+	case IDS_GID:
+		return ts->ac_gid;
+	case IDS_PID:
+		return ts->ac_pid;
+	case IDS_PPID:
+		return ts->ac_ppid;
+	}
+	return -EINVAL;
+}
+
+/* The id @which of the record a GET of @pid returns, or the GET's errno. */
+static int get_id(pid_t pid, int which)
+{
+	static char buf[TSNL_BUF_SIZE];
+	struct tsnl_reply r;
+	struct taskstats ts;
+	int err;
+
+	err = tsnl_get(nl, family, TASKSTATS_CMD_ATTR_PID, pid, &ts, &r, buf);
+	return err ? err : record_id(&ts, which);
 }
 
 /*
@@ -641,6 +670,10 @@ static int obey(const struct cmd *c, int pidfd, int *reply_fd, int *aux)
 		return *reply_fd < 0 ? *reply_fd : 0;
 	case OP_EXITS:
 		return fork_exits(c->arg);
+	case OP_IDS:
+		return get_id(pid ? pid : getpid(), c->arg);
+	case OP_HEARD_IDS:
+		return last_heard.found ? record_id(&last_heard.exit.pid_ts, c->arg) : -ENOENT;
 	case OP_HELD_OPEN:
 		held = tsnl_open();
 		if (held >= 0)

@@ -47,6 +47,16 @@ enum op {
 	OP_REGISTER_ON,	/* registers CPU 0 on the socket passed: 0 or -errno */
 	OP_LISTEN_BIG,	/* listens on every CPU asking arg bytes of buffer */
 	OP_EXITS,	/* arg children that exit at once, one at a time */
+	OP_IDS,		/* an id (arg: IDS_*) in a GET of the target, or of itself */
+	OP_HEARD_IDS,	/* an id (arg: IDS_*) in the last exit OP_HEARD heard */
+};
+
+/* The ids of a record, as the requester's namespaces translate them. */
+enum id_field {
+	IDS_UID,
+	IDS_GID,
+	IDS_PID,
+	IDS_PPID,
 };
 
 /*

@@ -372,6 +372,7 @@ FIXTURE(heard) {
 	int host;		/* the host admin's listener */
 	uint16_t family;
 	int target;		/* pidfd of the container's target */
+	pid_t init;		/* the container's pid 1, as the host sees it */
 	struct heard_by_host h;	/* what the host's listener heard */
 };
 
@@ -379,7 +380,6 @@ FIXTURE_SETUP(heard)
 {
 	cpu_set_t cpu0;
 	char cpus[256];
-	pid_t init;
 	int ret;
 
 	memset(self, 0, sizeof(*self));
@@ -391,7 +391,7 @@ FIXTURE_SETUP(heard)
 	CPU_SET(0, &cpu0);
 	ASSERT_EQ(0, sched_setaffinity(0, sizeof(cpu0), &cpu0));
 	ASSERT_EQ(0, ts_listener_open(&self->host, &self->family, cpus, sizeof(cpus)));
-	ret = agent_start(&self->c, CONTAINER, &init);
+	ret = agent_start(&self->c, CONTAINER, &self->init);
 	if (ret == 4)
 		SKIP(return, "cannot create a user namespace");
 	ASSERT_EQ(0, ret);
@@ -507,6 +507,37 @@ TEST_F(heard, a_groups_record_is_heard_only_by_who_could_read_its_leader)
 	ASSERT_TRUE(host_heard(self, "ts_lastthread"));
 	EXPECT_TRUE(self->h.exit.have_tgid);
 	EXPECT_EQ(AGROUP, self->h.exit.pid_ts.ac_flag & AGROUP);
+}
+
+/*
+ * An exit record is built for each listener's namespaces: the container
+ * maps its root to UID_A and numbers its tasks from 1, so the same exit
+ * reads uid 0, the task's pid inside and parent 1 there, and UID_A, the
+ * host pid and the container's init here. (Upstream built one record,
+ * in the initial namespaces, for every listener.)
+ */
+TEST_F(heard, each_listener_hears_an_exit_in_the_ids_of_its_own_namespaces)
+{
+	pid_t pid, inside;
+
+	ASSERT_EQ(0, ask(&self->c, OP_LISTEN, 0, "", -1, NULL));
+	ASSERT_EQ(0, ask(&self->c, OP_SPAWN, 0, "ts_ids", -1, &self->target));
+	ASSERT_LE(0, self->target);
+	pid = pidfd_local(self->target);
+	inside = ts_pid_inside(pid);
+	ASSERT_LT(1, inside);
+	ASSERT_NE(pid, inside);
+	ASSERT_EQ(0, syscall(SYS_pidfd_send_signal, self->target, SIGKILL, NULL, 0));
+	ASSERT_EQ(1, ask(&self->c, OP_HEARD, 0, "ts_ids", self->target, NULL));
+	EXPECT_EQ(0, ask(&self->c, OP_HEARD_IDS, IDS_UID, "", -1, NULL));
+	EXPECT_EQ(0, ask(&self->c, OP_HEARD_IDS, IDS_GID, "", -1, NULL));
+	EXPECT_EQ(inside, ask(&self->c, OP_HEARD_IDS, IDS_PID, "", -1, NULL));
+	EXPECT_EQ(1, ask(&self->c, OP_HEARD_IDS, IDS_PPID, "", -1, NULL));
+	ASSERT_TRUE(host_heard(self, "ts_ids"));
+	EXPECT_EQ((uint32_t)UID_A, self->h.exit.pid_ts.ac_uid);
+	EXPECT_EQ((uint32_t)UID_A, self->h.exit.pid_ts.ac_gid);
+	EXPECT_EQ((uint32_t)pid, self->h.exit.pid_ts.ac_pid);
+	EXPECT_EQ((uint32_t)self->init, self->h.exit.pid_ts.ac_ppid);
 }
 
 #define HOST_EXITS	50

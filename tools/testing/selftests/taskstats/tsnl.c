@@ -490,6 +490,27 @@ int ts_proc_state(pid_t pid)
 }
 
 /*
+ * The pid of @pid in the innermost pid namespace it belongs to: the last
+ * number of the NSpid line of /proc/PID/status. Or -errno.
+ */
+pid_t ts_pid_inside(pid_t pid)
+{
+	char path[64], buf[2048], *p, *end;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", pid);
+	if (ts_read_file(path, buf, sizeof(buf)) < 0)
+		return -ESRCH;
+	p = strstr(buf, "\nNSpid:");
+	if (!p)
+		return -ENOENT;
+	end = strchr(p + 1, '\n');
+	if (end)
+		*end = '\0';
+	p = strrchr(p, '\t');
+	return p ? atoi(p + 1) : -EBADMSG;
+}
+
+/*
  * Waits up to 10 s for @pid to sleep interruptibly, which for the tests'
  * children means it has finished its work and blocked on its command pipe.
  */

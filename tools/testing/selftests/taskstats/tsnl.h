@@ -134,6 +134,7 @@ bool ts_series_kernel(void);
 int ts_read_file(const char *path, char *buf, int size);
 int ts_write_file(const char *path, const char *s);
 int ts_proc_state(pid_t pid);
+pid_t ts_pid_inside(pid_t pid);
 int ts_wait_sleeping(pid_t pid);
 int ts_proc_io(pid_t pid, const char *key, uint64_t *val);
 void ts_possible_cpus(char *buf, int size);
