@@ -408,19 +408,30 @@ TEST_F_TIMEOUT(handover, a_dump_read_once_by_root_ends_without_a_record_of_roots
 
 /*
  * Root write(2)s a GET of @pid on the user's socket, as a setuid program
- * writes to its stdout; the user reads the answer. (A sendto(2), which
- * names its destination, is the sender's deliberate act: like
- * netlink_capable(), taskstats then judges the sender alone.)
+ * writes to its stdout; the user reads the answer. With @named, root
+ * sendto(2)s it to the kernel's address instead: naming the destination
+ * is the sender's deliberate act, and like netlink_capable(), taskstats
+ * then judges the sender alone.
  */
-static int root_gets_for_the_user(struct _test_data_handover *self, pid_t pid)
+static int root_sends_for_the_user(struct _test_data_handover *self, pid_t pid,
+				   bool named)
 {
 	struct tsnl_msg m;
 
 	tsnl_msg_init(&m, self->family, TASKSTATS_CMD_GET, 0);
 	tsnl_put_u32(&m, TASKSTATS_CMD_ATTR_PID, pid);
-	if (write(self->sock, m.buf, m.nlh.nlmsg_len) != (ssize_t)m.nlh.nlmsg_len)
+	if (named) {
+		if (tsnl_send(self->sock, &m))
+			return -EIO;
+	} else if (write(self->sock, m.buf, m.nlh.nlmsg_len) != (ssize_t)m.nlh.nlmsg_len) {
 		return -EIO;
+	}
 	return ask(&self->user, OP_HELD_ANSWER, 0, "", -1, NULL);
+}
+
+static int root_gets_for_the_user(struct _test_data_handover *self, pid_t pid)
+{
+	return root_sends_for_the_user(self, pid, false);
 }
 
 TEST_F(handover, a_get_root_writes_on_a_users_socket_is_eperm)
@@ -438,6 +449,11 @@ TEST_F(handover, a_get_of_roots_own_process_on_a_users_socket_is_eperm)
 TEST_F(handover, a_get_of_the_users_task_root_writes_on_its_socket_succeeds)
 {
 	EXPECT_EQ(1, root_gets_for_the_user(self, self->user.pid));
+}
+
+TEST_F(handover, a_get_root_sends_to_the_kernels_address_on_a_users_socket_is_roots)
+{
+	EXPECT_EQ(1, root_sends_for_the_user(self, 1, true));
 }
 
 /* ------------------------------------------------------------------ ids */
