@@ -327,7 +327,7 @@ static int ack_after(int fd, struct tsnl_msg *m, char *buf, int *replies)
 		struct nlmsghdr *h;
 
 		for (h = (void *)buf; NLMSG_OK(h, n); h = NLMSG_NEXT(h, n)) {
-			if (!h->nlmsg_pid || h->nlmsg_seq != seq)
+			if (!tsnl_answers(h, seq))
 				continue;
 			if (h->nlmsg_type == NLMSG_ERROR)
 				return ((struct nlmsgerr *)NLMSG_DATA(h))->error;

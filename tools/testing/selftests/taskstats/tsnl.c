@@ -99,14 +99,15 @@ int tsnl_recv(int fd, void *buf, int size, int flags)
 	return n < 0 ? -errno : n;
 }
 
-/*
- * Whether @h answers our request numbered @seq. The kernel addresses its
- * answers (replies, dump parts, acknowledgments) to the asking socket's
- * port id, never 0, and multicasts exit records with port id 0 and a
- * per-CPU sequence number that may equal any request's: a listener that
- * asks must look at both.
+/**
+ * tsnl_answers() - whether @h answers our request numbered @seq.
+ *
+ * The kernel addresses its answers (replies, dump parts, acknowledgments)
+ * to the asking socket's port id, never 0, and sends exit records with
+ * port id 0 and a per-CPU sequence number that may equal any request's:
+ * a listener that asks must look at both.
  */
-static bool tsnl_answers(const struct nlmsghdr *h, uint32_t seq)
+bool tsnl_answers(const struct nlmsghdr *h, uint32_t seq)
 {
 	return h->nlmsg_seq == seq && h->nlmsg_pid != 0;
 }

@@ -53,6 +53,7 @@ void tsnl_put_str(struct tsnl_msg *m, uint16_t type, const char *s);
 int tsnl_send(int fd, struct tsnl_msg *m);
 
 int tsnl_recv(int fd, void *buf, int size, int flags);
+bool tsnl_answers(const struct nlmsghdr *h, uint32_t seq);
 int tsnl_transact(int fd, struct tsnl_msg *m, void *buf, int size);
 int tsnl_parse(const void *buf, int len, struct tsnl_reply *r);
 
