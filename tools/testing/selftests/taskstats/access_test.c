@@ -157,10 +157,7 @@ FIXTURE_SETUP(access)
 
 FIXTURE_TEARDOWN(access)
 {
-	if (self->target >= 0) {
-		syscall(SYS_pidfd_send_signal, self->target, SIGKILL, NULL, 0);
-		close(self->target);
-	}
+	target_kill(&self->target);
 	agent_stop(&self->requester);
 	agent_stop(&self->maker);
 	agent_stop(&self->container);
@@ -500,10 +497,7 @@ FIXTURE_SETUP(ids)
 
 FIXTURE_TEARDOWN(ids)
 {
-	if (self->target >= 0) {
-		syscall(SYS_pidfd_send_signal, self->target, SIGKILL, NULL, 0);
-		close(self->target);
-	}
+	target_kill(&self->target);
 	agent_stop(&self->entered);
 	agent_stop(&self->container);
 	if (self->fd >= 0)

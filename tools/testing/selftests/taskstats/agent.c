@@ -851,6 +851,16 @@ int agent_start(struct agent *a, enum who role, pid_t *init)
 	return 0;
 }
 
+/* Kills the target *@pidfd names, if any, and closes the pidfd. */
+void target_kill(int *pidfd)
+{
+	if (*pidfd < 0)
+		return;
+	syscall(SYS_pidfd_send_signal, *pidfd, SIGKILL, NULL, 0);
+	close(*pidfd);
+	*pidfd = -1;
+}
+
 void agent_stop(struct agent *a)
 {
 	if (a->pid <= 0)

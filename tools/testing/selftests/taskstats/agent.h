@@ -99,6 +99,7 @@ void fork_exit_forever(unsigned long *forks);	/* never returns */
 int fork_exits(int n);
 int agent_start(struct agent *a, enum who role, pid_t *init);
 void agent_stop(struct agent *a);
+void target_kill(int *pidfd);
 bool wait_exited(int pidfd);
 pid_t pidfd_local(int pidfd);
 int ask2(struct agent *a, int op, int arg, const char *name, int pidfd,

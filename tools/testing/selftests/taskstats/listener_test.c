@@ -399,10 +399,7 @@ FIXTURE_SETUP(heard)
 
 FIXTURE_TEARDOWN(heard)
 {
-	if (self->target >= 0) {
-		syscall(SYS_pidfd_send_signal, self->target, SIGKILL, NULL, 0);
-		close(self->target);
-	}
+	target_kill(&self->target);
 	agent_stop(&self->c);
 	if (self->host >= 0)
 		close(self->host);
