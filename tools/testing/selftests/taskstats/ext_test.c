@@ -177,7 +177,7 @@ TEST_F(ext, dump_sends_one_record_per_message_and_many_messages_per_read)
 	EXPECT_EQ(records, self->seen.records);
 	EXPECT_EQ(records, self->seen.arrived.messages);
 	EXPECT_EQ(1, self->seen.arrived.most);
-	/* The messages of one read: more than ten of 740 bytes in 32 KiB. */
+	/* The messages of one read: more than ten of 724 bytes in 32 KiB. */
 	EXPECT_LE(self->seen.arrived.reads * 10, records)
 		TH_LOG("%d records in %d reads", records, self->seen.arrived.reads);
 }
