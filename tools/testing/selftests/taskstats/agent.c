@@ -129,7 +129,7 @@ static uint16_t family;
 
 /*
  * 1 if a GET of @pid returns the record of the target named @name, 0 if
- * it is refused. A target with no pid here (@pid 0) is asked for by the
+ * it is refused with EPERM. A target with no pid here (@pid 0) is asked for by the
  * number it has where the test runs, @theirs: that must not exist here,
  * ESRCH, or name a task of ours, never the target nor refuse it (EPERM
  * would tell that the number is someone's).
@@ -154,7 +154,8 @@ static int get_reads(int attr, pid_t pid, const char *name, pid_t theirs)
 		return 0;
 	}
 	err = tsnl_get(nl, family, attr, pid, &ts, &r, buf);
-	if (err == -EPERM || err == -ESRCH)
+	/* Visible here, so refused as /proc/PID/io refuses: EPERM only. */
+	if (err == -EPERM)
 		return 0;
 	if (err)
 		return err;
