@@ -30,7 +30,6 @@
 
 #define NCHILD		32
 #define NCROWD		300	/* more than the pid walk's 256 between pauses */
-#define MAX_IDS		65536
 
 /*
  * Children that pause until killed: the tasks alive through a dump. They
@@ -72,15 +71,21 @@ static void herd_stop(struct herd *h)
 	h->n = 0;
 }
 
-/* How often each id was seen in one dump. */
+/*
+ * How often each id was seen in one dump: count[] has a byte for every
+ * pid below kernel.pid_max, allocated by the first seen_reset().
+ */
 struct seen {
-	unsigned char count[MAX_IDS];
+	unsigned char *count;
+	int most;		/* the largest count, or 255 for an id >= pid_max */
 	int records, wrong_aggr, other_uid;
 	struct tsnl_dump_count arrived;	/* how the records came */
 	int aggr;		/* the aggregate type every record must have */
 	uint32_t uid;		/* when set, the uid every record must have */
 	bool check_uid;
 };
+
+static int nr_ids;		/* kernel.pid_max: no pid reaches it */
 
 static void count_record(uint32_t id, int aggr, const struct taskstats *ts,
 			 void *arg)
@@ -92,13 +97,33 @@ static void count_record(uint32_t id, int aggr, const struct taskstats *ts,
 		s->wrong_aggr++;
 	if (s->check_uid && ts->ac_uid != s->uid)
 		s->other_uid++;
-	if (id < MAX_IDS && s->count[id] < 255)
+	if (id >= (uint32_t)nr_ids) {
+		s->most = 255;
+		return;
+	}
+	if (s->count[id] < 255)
 		s->count[id]++;
+	if (s->count[id] > s->most)
+		s->most = s->count[id];
 }
 
 static void seen_reset(struct seen *s, bool tgid)
 {
-	memset(s->count, 0, sizeof(s->count));
+	if (!nr_ids) {
+		char buf[32];
+
+		if (ts_read_file("/proc/sys/kernel/pid_max", buf, sizeof(buf)) > 0)
+			nr_ids = atoi(buf);
+		if (nr_ids <= 0)
+			nr_ids = 4 * 1024 * 1024;	/* PID_MAX_LIMIT */
+	}
+	if (!s->count)
+		s->count = calloc(nr_ids, 1);
+	else
+		memset(s->count, 0, nr_ids);
+	if (!s->count)
+		abort();
+	s->most = 0;
 	s->records = 0;
 	s->wrong_aggr = 0;
 	s->other_uid = 0;
@@ -114,12 +139,7 @@ static int dump_into(int fd, uint16_t family, bool tgid, struct seen *s)
 
 static int max_count(const struct seen *s)
 {
-	int max = 0;
-
-	for (int i = 0; i < MAX_IDS; i++)
-		if (s->count[i] > max)
-			max = s->count[i];
-	return max;
+	return s->most;
 }
 
 FIXTURE(ext) {
@@ -631,8 +651,8 @@ static void stuck_record(uint32_t id, int aggr, const struct taskstats *ts, void
 
 static int dump_stuck(int fd, uint16_t family, struct stuck_seen *s)
 {
-	memset(s, 0, sizeof(*s));
-	s->seen.aggr = TASKSTATS_TYPE_AGGR_PID;
+	memset(s->comm, 0, sizeof(s->comm));
+	seen_reset(&s->seen, false);
 	return tsnl_dump(fd, family, false, stuck_record, s, NULL);
 }
 
