@@ -268,6 +268,111 @@ TEST_F_TIMEOUT(ext, dump_asked_on_a_full_socket_waits_for_room_and_lists_every_t
 	EXPECT_EQ(1, max_count(&self->seen));
 }
 
+/*
+ * A socket runs one dump at a time: a second request before the first
+ * has ended is refused with EBUSY, and the first goes on to list every
+ * task once, up to its NLMSG_DONE.
+ */
+TEST_F(ext, a_second_dump_before_the_first_ends_is_ebusy_and_the_first_goes_on)
+{
+	static char buf[TSNL_BUF_SIZE];
+	int n, busy = 1, end = 1;
+	struct tsnl_msg a, b;
+	struct nlmsghdr *h;
+
+	ASSERT_EQ(0, herd_start(&self->herd, NCHILD));
+	seen_reset(&self->seen, false);
+	tsnl_msg_init(&a, self->family, TASKSTATS_CMD_GET, NLM_F_DUMP);
+	ASSERT_EQ(0, tsnl_send(self->fd, &a));
+	tsnl_msg_init(&b, self->family, TASKSTATS_CMD_GET, NLM_F_DUMP);
+	ASSERT_EQ(0, tsnl_send(self->fd, &b));
+	while (end == 1) {
+		n = tsnl_recv(self->fd, buf, sizeof(buf), 0);
+		ASSERT_LT(0, n);
+		for (h = (void *)buf; NLMSG_OK(h, n); h = NLMSG_NEXT(h, n)) {
+			if (tsnl_answers(h, b.nlh.nlmsg_seq))
+				busy = h->nlmsg_type == NLMSG_ERROR ?
+				       ((struct nlmsgerr *)NLMSG_DATA(h))->error : 2;
+			else if (!tsnl_answers(h, a.nlh.nlmsg_seq))
+				continue;
+			else if (h->nlmsg_type == NLMSG_DONE)
+				end = *(int *)NLMSG_DATA(h);
+			else if (h->nlmsg_type == NLMSG_ERROR)
+				end = ((struct nlmsgerr *)NLMSG_DATA(h))->error;
+			else
+				ASSERT_EQ(1, tsnl_dump_records(h, count_record, &self->seen));
+		}
+	}
+	EXPECT_EQ(-EBUSY, busy);
+	EXPECT_EQ(0, end);
+	for (int i = 0; i < NCHILD; i++)
+		EXPECT_EQ(1, self->seen.count[self->herd.pid[i]]);
+	EXPECT_EQ(1, self->seen.count[getpid()]);
+	EXPECT_EQ(1, max_count(&self->seen));
+}
+
+/*
+ * Reads the rest of the dump numbered @seq, whose first part was read:
+ * 0 if it ended with EPERM in its NLMSG_DONE, as a dump read with other
+ * credentials than those that started it must.
+ */
+static int rest_ends_with_eperm(int fd, uint32_t seq)
+{
+	struct seen s = { 0 };
+	bool done = false;
+	int n = 0;
+
+	seen_reset(&s, false);
+	while (!done && n >= 0)
+		n = tsnl_dump_part(fd, seq, count_record, &s, NULL, &done);
+	return n == -EPERM ? 0 : 1;
+}
+
+/* Starts a dump long enough for several parts and reads its first. */
+static void dump_first_part(struct __test_metadata *_metadata,
+			    struct _test_data_ext *self, struct tsnl_msg *m)
+{
+	bool done;
+
+	ASSERT_EQ(0, herd_start(&self->herd, NCROWD));
+	seen_reset(&self->seen, false);
+	tsnl_msg_init(m, self->family, TASKSTATS_CMD_GET, NLM_F_DUMP);
+	ASSERT_EQ(0, tsnl_send(self->fd, m));
+	ASSERT_LT(0, tsnl_dump_part(self->fd, m->nlh.nlmsg_seq, count_record,
+				    &self->seen, NULL, &done));
+	ASSERT_FALSE(done);
+}
+
+/*
+ * A child forked since the dump started has credentials of its own, if
+ * equal ones: the dump's parts it makes by reading end the dump.
+ */
+TEST_F(ext, a_dump_read_on_by_a_child_forked_since_ends_with_eperm)
+{
+	struct tsnl_msg m;
+	int status;
+	pid_t pid;
+
+	dump_first_part(_metadata, self, &m);
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0)
+		_exit(rest_ends_with_eperm(self->fd, m.nlh.nlmsg_seq));
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+}
+
+/* setuid(getuid()) changes no id but commits new credentials. */
+TEST_F(ext, a_dump_read_on_after_setuid_to_the_same_uid_ends_with_eperm)
+{
+	struct tsnl_msg m;
+
+	dump_first_part(_metadata, self, &m);
+	ASSERT_EQ(0, setuid(getuid()));
+	EXPECT_EQ(0, rest_ends_with_eperm(self->fd, m.nlh.nlmsg_seq));
+}
+
 static void *park(void *arg)
 {
 	for (;;)
