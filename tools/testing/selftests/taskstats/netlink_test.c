@@ -309,6 +309,20 @@ TEST_F(taskstats, deregistered_listener_receives_nothing)
 	EXPECT_EQ(0, messages);
 }
 
+/* An empty cpulist parses as no CPU: acknowledged, and nothing is heard. */
+TEST_F(taskstats, an_empty_cpulist_registers_no_cpu)
+{
+	struct taskstats ts;
+	int messages;
+	pid_t pid;
+
+	ASSERT_EQ(0, listen_on(self, true, ""));
+	pid = reaped_child("ts-exit9", 9);
+	ASSERT_LT(0, pid);
+	EXPECT_FALSE(drain_for_pid(self->fd, pid, &ts, &messages));
+	EXPECT_EQ(0, messages);
+}
+
 /*
  * Sends @m with NLM_F_ACK and reads up to its acknowledgment: its error,
  * and in *@replies how many other answers came first. Exit records, which
