@@ -410,6 +410,18 @@ TEST_F_TIMEOUT(handover, a_dump_read_once_by_root_ends_without_a_record_of_roots
  * is the sender's deliberate act, and like netlink_capable(), taskstats
  * then judges the sender alone.
  */
+static int root_sends(struct _test_data_handover *self, struct tsnl_msg *m,
+		      bool named)
+{
+	if (named) {
+		if (tsnl_send(self->sock, m))
+			return -EIO;
+	} else if (write(self->sock, m->buf, m->nlh.nlmsg_len) != (ssize_t)m->nlh.nlmsg_len) {
+		return -EIO;
+	}
+	return ask(&self->user, OP_HELD_ANSWER, 0, "", -1, NULL);
+}
+
 static int root_sends_for_the_user(struct _test_data_handover *self, pid_t pid,
 				   bool named)
 {
@@ -417,13 +429,7 @@ static int root_sends_for_the_user(struct _test_data_handover *self, pid_t pid,
 
 	tsnl_msg_init(&m, self->family, TASKSTATS_CMD_GET, 0);
 	tsnl_put_u32(&m, TASKSTATS_CMD_ATTR_PID, pid);
-	if (named) {
-		if (tsnl_send(self->sock, &m))
-			return -EIO;
-	} else if (write(self->sock, m.buf, m.nlh.nlmsg_len) != (ssize_t)m.nlh.nlmsg_len) {
-		return -EIO;
-	}
-	return ask(&self->user, OP_HELD_ANSWER, 0, "", -1, NULL);
+	return root_sends(self, &m, named);
 }
 
 static int root_gets_for_the_user(struct _test_data_handover *self, pid_t pid)
@@ -451,6 +457,25 @@ TEST_F(handover, a_get_of_the_users_task_root_writes_on_its_socket_succeeds)
 TEST_F(handover, a_get_root_sends_to_the_kernels_address_on_a_users_socket_is_roots)
 {
 	EXPECT_EQ(1, root_sends_for_the_user(self, 1, true));
+}
+
+/*
+ * Registering asks CAP_NET_ADMIN of the socket's opener too: root cannot
+ * make the user's socket a listener by writing on it, which would let
+ * the user read every exit through root's rights.
+ */
+static int root_registers_the_users_socket(struct _test_data_handover *self)
+{
+	struct tsnl_msg m;
+
+	tsnl_msg_init(&m, self->family, TASKSTATS_CMD_GET, NLM_F_ACK);
+	tsnl_put_str(&m, TASKSTATS_CMD_ATTR_REGISTER_CPUMASK, "0");
+	return root_sends(self, &m, false);
+}
+
+TEST_F(handover, a_registration_root_writes_on_a_users_socket_is_eperm)
+{
+	EXPECT_EQ(-EPERM, root_registers_the_users_socket(self));
 }
 
 /* ------------------------------------------------------------------ ids */
