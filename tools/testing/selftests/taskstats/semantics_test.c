@@ -15,6 +15,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -142,15 +143,32 @@ static int wait_gone(pid_t tid)
 #define GROUP_EXITING	2	/* the last ones, which exit before a GET */
 #define GROUP_LIVE	(GROUP_THREADS - GROUP_EXITING)
 
-/* Thread i's work: 1 ms sleeps (voluntary switches) and CPU time spun. */
+/*
+ * Thread i's work: 1 ms sleeps (voluntary switches), CPU time spun, and
+ * writes to pages it shares with the test (copy-on-write: wpcopy delays,
+ * with kernel.task_delayacct on, which the group fixture turns on).
+ */
 #define GROUP_SLEEPS(i)		(2 * ((i) + 1))
 #define GROUP_SPIN_NS(i)	(4000000ULL * ((i) + 1))
+#define GROUP_COW(i)		((i) + 1)
+#define GROUP_COW_PAGES		(GROUP_THREADS * (GROUP_THREADS + 1) / 2)
+#define DELAYACCT		"/proc/sys/kernel/task_delayacct"
 
 struct group {
 	pid_t pid;			/* the tgid */
 	pid_t tid[GROUP_THREADS];	/* tid[0] == pid */
 	int cmd[GROUP_THREADS];		/* a byte written there ends thread i */
 };
+
+/* Pages the test wrote before forking the group: each write there copies. */
+static char *group_cow;
+static long page_size;
+
+/* The first of thread @i's pages: after those of threads 0 to @i - 1. */
+static int group_cow_first(int i)
+{
+	return i * (i + 1) / 2;
+}
 
 /* The group's ends of the pipes. */
 static int group_ready_fd;
@@ -177,6 +195,8 @@ static void member_main(int i)
 	unsigned long spin = 0;
 	char c;
 
+	for (int k = 0; k < GROUP_COW(i); k++)
+		group_cow[(group_cow_first(i) + k) * page_size] = 2;
 	for (int k = 0; k < GROUP_SLEEPS(i); k++)
 		nanosleep(&ms, NULL);
 	/* Reading the clock is a system call: spin in user mode in between. */
@@ -202,6 +222,17 @@ static int group_start(struct group *g)
 	int ready[2], cmd[GROUP_THREADS][2];
 	struct group_hello h;
 
+	if (!group_cow) {
+		page_size = sysconf(_SC_PAGESIZE);
+		group_cow = mmap(NULL, GROUP_COW_PAGES * page_size, PROT_READ | PROT_WRITE,
+				 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (group_cow == MAP_FAILED) {
+			group_cow = NULL;
+			return -errno;
+		}
+	}
+	/* Ours at the fork, so that the group's writes copy them. */
+	memset(group_cow, 1, GROUP_COW_PAGES * page_size);
 	if (pipe(ready))
 		return -errno;
 	for (int i = 0; i < GROUP_THREADS; i++)
@@ -553,14 +584,20 @@ static void expect_work(struct __test_metadata *_metadata,
 			const struct group_view *v)
 {
 	uint64_t spun = 0, sleeps = 0;
+	char on[8] = "";
 
+	ts_read_file(DELAYACCT, on, sizeof(on));
 	for (int i = 0; i < GROUP_THREADS; i++) {
 		spun += GROUP_SPIN_NS(i);
 		sleeps += GROUP_SLEEPS(i);
-		TH_LOG("thread %d: nvcsw %llu, utime %llu us, ran %llu ns", i,
+		TH_LOG("thread %d: nvcsw %llu, utime %llu us, ran %llu ns, wpcopy %llu", i,
 		       (unsigned long long)v->lo[i].nvcsw,
 		       (unsigned long long)v->lo[i].ac_utime,
-		       (unsigned long long)v->lo[i].cpu_run_virtual_total);
+		       (unsigned long long)v->lo[i].cpu_run_virtual_total,
+		       (unsigned long long)v->lo[i].wpcopy_count);
+		/* Its copies, so that the delay classes' rules check numbers. */
+		if (on[0] == '1')
+			EXPECT_LE((uint64_t)GROUP_COW(i), v->lo[i].wpcopy_count);
 	}
 	TH_LOG("group: nvcsw %llu (%llu sleeps), utime %llu us, ran %llu ns",
 	       (unsigned long long)v->group.nvcsw, (unsigned long long)sleeps,
@@ -721,6 +758,7 @@ static void expect_zeros(struct __test_metadata *_metadata,
  */
 FIXTURE(group) {
 	struct _test_data_sem sem;
+	char delayacct[8];	/* kernel.task_delayacct before, "" if none */
 };
 
 FIXTURE_VARIANT(group) {
@@ -738,12 +776,17 @@ FIXTURE_VARIANT_ADD(group, last_exit) {
 
 FIXTURE_SETUP(group)
 {
+	self->delayacct[0] = '\0';
+	if (ts_read_file(DELAYACCT, self->delayacct, sizeof(self->delayacct)) > 0)
+		ASSERT_EQ(0, ts_write_file(DELAYACCT, "1"));
 	sem_open(_metadata, &self->sem);
 }
 
 FIXTURE_TEARDOWN(group)
 {
 	sem_close(&self->sem);
+	if (self->delayacct[0])
+		ts_write_file(DELAYACCT, self->delayacct);
 }
 
 TEST_F_TIMEOUT(group, record_is_the_sum_of_the_threads_records, 120)
