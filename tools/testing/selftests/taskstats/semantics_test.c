@@ -351,6 +351,7 @@ struct group_view {
 	struct taskstats group;
 	int group_len;		/* bytes of the group's STATS */
 	int slack_us;		/* see GROUP_SUM_US */
+	bool final;		/* hi[] are the threads' exit records, all of them */
 };
 
 /* The PID record of @tid, on the query socket @q. */
@@ -410,6 +411,7 @@ static void view_tgid_get(struct __test_metadata *_metadata,
 	 * records by GROUP_LIVE - 1 us at most.
 	 */
 	v->slack_us = GROUP_LIVE - 1;
+	v->final = false;
 }
 
 /*
@@ -452,6 +454,7 @@ static void view_last_exit(struct __test_metadata *_metadata,
 	v->group_len = x.tgid_len;
 	/* Every thread was rounded to microseconds alone, on both kernels. */
 	v->slack_us = 0;
+	v->final = true;
 }
 
 /* How a group's record relates to its threads' records, field by field. */
@@ -669,6 +672,10 @@ static void expect_max_time(struct __test_metadata *_metadata,
 				same = true;
 		}
 	}
+	/* Every thread's final record was read: one of them holds it. */
+	if (v->final)
+		ASSERT_TRUE(held)
+			TH_LOG("%s: %llu is no thread's", m->name, (unsigned long long)g);
 	if (!held) {
 		TH_LOG("%s: no thread was read holding %llu, its time unchecked",
 		       m->name, (unsigned long long)g);
