@@ -409,6 +409,118 @@ TEST_F(ext, dump_by_tgid_lists_each_thread_group_once)
 	EXPECT_EQ(1, max_count(&self->seen));
 }
 
+#define GROUP_NAPS	5	/* each thread's sleeps before it parks */
+
+/* A thread of the group below: its voluntary switches, then it parks. */
+static void *nap_then_park(void *arg)
+{
+	struct timespec ms = { .tv_nsec = 1000000 };
+
+	for (int i = 0; i < GROUP_NAPS; i++)
+		nanosleep(&ms, NULL);
+	for (;;)
+		pause();
+	return NULL;
+}
+
+/* The record a dump by tgid sent for one group. */
+struct group_record {
+	uint32_t tgid;
+	int records;
+	struct taskstats ts;
+};
+
+static void keep_group(uint32_t id, int aggr, const struct taskstats *ts, void *arg)
+{
+	struct group_record *g = arg;
+
+	if (id == g->tgid) {
+		g->records++;
+		g->ts = *ts;
+	}
+}
+
+/* The sum of @key over the threads of @pid, from /proc/PID/task/x/status. */
+static uint64_t threads_sum(pid_t pid, const char *key, int *threads)
+{
+	char path[320], buf[2048], *p;
+	struct dirent *de;
+	uint64_t sum = 0;
+	DIR *dir;
+
+	*threads = 0;
+	snprintf(path, sizeof(path), "/proc/%d/task", pid);
+	dir = opendir(path);
+	while (dir && (de = readdir(dir))) {
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/task/%s/status", pid, de->d_name);
+		if (ts_read_file(path, buf, sizeof(buf)) < 0)
+			continue;
+		p = strstr(buf, key);
+		if (p) {
+			sum += strtoull(p + strlen(key) + 1, NULL, 10);
+			++*threads;
+		}
+	}
+	if (dir)
+		closedir(dir);
+	return sum;
+}
+
+/*
+ * A dump's group record is the group's, not its leader's: it sums the
+ * switches of all four threads, as /proc counts them thread by thread,
+ * and equals a TGID GET of the same group, all of it parked.
+ */
+TEST_F(ext, dump_by_tgid_sends_the_groups_sums_as_a_tgid_get_does)
+{
+	static char buf[TSNL_BUF_SIZE];
+	struct group_record g = { 0 };
+	struct tsnl_reply r;
+	struct taskstats get;
+	uint64_t voluntary;
+	int threads = 0;
+	pid_t pid;
+
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		pthread_t t;
+
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		for (int i = 0; i < 3; i++)
+			if (pthread_create(&t, NULL, nap_then_park, NULL))
+				_exit(1);
+		nap_then_park(NULL);
+	}
+	self->herd.pid[self->herd.n++] = pid;
+	for (int tries = 0; tries < 1000 && threads < 4; tries++) {
+		voluntary = threads_sum(pid, "voluntary_ctxt_switches:", &threads);
+		if (voluntary < 4 * GROUP_NAPS)
+			threads = 0;
+		usleep(10000);
+	}
+	ASSERT_EQ(4, threads);
+	/* Parked: every thread asleep in pause(), its counts still. */
+	usleep(100000);
+	voluntary = threads_sum(pid, "voluntary_ctxt_switches:", &threads);
+	g.tgid = pid;
+	ASSERT_LT(0, tsnl_dump(self->fd, self->family, true, keep_group, &g, NULL));
+	ASSERT_EQ(0, tsnl_get(self->fd, self->family, TASKSTATS_CMD_ATTR_TGID, pid,
+			      &get, &r, buf));
+	ASSERT_EQ(1, g.records);
+	TH_LOG("dump: nvcsw %llu; get: %llu; /proc's threads: %llu",
+	       (unsigned long long)g.ts.nvcsw, (unsigned long long)get.nvcsw,
+	       (unsigned long long)voluntary);
+	EXPECT_EQ(voluntary, g.ts.nvcsw);
+	EXPECT_EQ(get.nvcsw, g.ts.nvcsw);
+	EXPECT_EQ(get.nivcsw, g.ts.nivcsw);
+	EXPECT_EQ(get.cpu_count, g.ts.cpu_count);
+	EXPECT_EQ(get.cpu_run_virtual_total, g.ts.cpu_run_virtual_total);
+	EXPECT_EQ(get.version, g.ts.version);
+}
+
 /* Forks children that exit at once, as fast as it can, until killed. */
 static pid_t churn(void)
 {
