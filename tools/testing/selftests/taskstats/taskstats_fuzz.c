@@ -83,6 +83,8 @@
  * possible CPU list) differ. "--dry-run M" prints the first M messages of
  * a seed in hex and what is expected of each, without opening a socket.
  * --verbose prints every violation with the request and the answer.
+ * --every-phase makes a phase that cannot run (no user namespaces, not
+ * root) a violation rather than a note: the rig's guest can run all.
  *
  * Output. Lines starting with '#' are notes, then one summary line
  *
@@ -344,6 +346,7 @@ struct opts {
 	unsigned long long dry_run;
 	bool phase[PH_NR];
 	bool verbose;
+	bool every_phase;	/* a phase that cannot run is a violation */
 	__u16 family;
 };
 
@@ -3278,6 +3281,10 @@ static void run_phase(const struct opts *o, enum phase ph, __u64 budget,
 		return;
 	}
 	add_counts(sum, &c);
+	if (c.skipped && o->every_phase) {
+		printf("# phase %s: could not run, with --every-phase\n", phase_name[ph]);
+		sum->violations++;
+	}
 }
 
 /* -------------------------------------------------------------- parent */
@@ -3403,6 +3410,7 @@ static void usage(const char *prog, int status)
 	       "  --time S      stop after S seconds even if --count is not reached\n"
 	       "  --as WHO      root, user, container or all (default all)\n"
 	       "  --verbose     print every violation with its request and answer\n"
+	       "  --every-phase a phase that cannot run is a violation\n"
 	       "  --dry-run N   print the first N messages of the seed, send nothing\n"
 	       "  -h, --help    this text\n", prog);
 	exit(status);
@@ -3429,6 +3437,7 @@ static void parse_opts(int argc, char **argv, struct opts *o, bool *seeded)
 		{ "as", required_argument, NULL, 'a' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "dry-run", required_argument, NULL, 'n' },
+		{ "every-phase", no_argument, NULL, 'E' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -3437,7 +3446,7 @@ static void parse_opts(int argc, char **argv, struct opts *o, bool *seeded)
 	o->count = 200000;
 	for (i = 0; i < PH_NR; i++)
 		o->phase[i] = true;
-	while ((c = getopt_long(argc, argv, "s:c:t:a:vn:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "s:c:t:a:vn:Eh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 's':
 			o->seed = number(argv[0], optarg);
@@ -3459,6 +3468,9 @@ static void parse_opts(int argc, char **argv, struct opts *o, bool *seeded)
 			break;
 		case 'v':
 			o->verbose = true;
+			break;
+		case 'E':
+			o->every_phase = true;
 			break;
 		case 'n':
 			o->dry_run = number(argv[0], optarg);
@@ -3525,6 +3537,7 @@ int main(int argc, char **argv)
 		}
 		if (i == PH_ROOT && geteuid() != 0) {
 			printf("# phase root: skipped: not root\n");
+			sum.violations += o.every_phase;
 			continue;
 		}
 		run_phase(&o, i, budget, deadline, &sum);
