@@ -19,6 +19,7 @@
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <linux/acct.h>
 
 #include "../kselftest_harness.h"
 #include "tsnl.h"
@@ -30,6 +31,7 @@ struct tally {
 	pid_t pids[MAX_PIDS];
 	int n;
 	int pid_records[MAX_PIDS];
+	int agroup[MAX_PIDS];	/* of those, with AGROUP: the group's last */
 	int tgid_records;
 	pid_t tgid;
 };
@@ -39,8 +41,10 @@ static void count(const struct tsnl_exit *e, void *arg)
 	struct tally *t = arg;
 
 	for (int i = 0; i < t->n; i++) {
-		if (e->have_pid && e->pid == (uint32_t)t->pids[i])
+		if (e->have_pid && e->pid == (uint32_t)t->pids[i]) {
 			t->pid_records[i]++;
+			t->agroup[i] += !!(e->pid_ts.ac_flag & AGROUP);
+		}
 	}
 	if (e->have_tgid && t->tgid && e->tgid == (uint32_t)t->tgid)
 		t->tgid_records++;
@@ -848,9 +852,11 @@ TEST_F(sem, every_exiting_task_produces_exactly_one_record)
 	for (int i = 0; i < t.n; i++)
 		ASSERT_EQ(t.pids[i], waitpid(t.pids[i], NULL, 0));
 	tsnl_drain(self->fd, count, &t);
-	for (int i = 0; i < t.n; i++)
+	/* Each is its process's last thread: AGROUP, yet no group record. */
+	for (int i = 0; i < t.n; i++) {
 		EXPECT_EQ(1, t.pid_records[i]);
-	/* Single-threaded processes carry no group record. */
+		EXPECT_EQ(1, t.agroup[i]);
+	}
 	EXPECT_EQ(0, t.tgid_records);
 }
 
@@ -858,6 +864,7 @@ TEST_F(sem, a_dying_thread_group_adds_one_aggr_tgid_record)
 {
 	struct tally t = { .n = 4 };
 	pid_t tids[3], pid;
+	int agroups = 0;
 
 	ASSERT_EQ(0, listen_all(self, self->fd));
 	pid = spawn_group(3, tids);
@@ -868,9 +875,13 @@ TEST_F(sem, a_dying_thread_group_adds_one_aggr_tgid_record)
 	kill(pid, SIGKILL);
 	ASSERT_EQ(pid, waitpid(pid, NULL, 0));
 	tsnl_drain(self->fd, count, &t);
-	for (int i = 0; i < t.n; i++)
+	for (int i = 0; i < t.n; i++) {
 		EXPECT_EQ(1, t.pid_records[i]);
+		agroups += t.agroup[i];
+	}
 	EXPECT_EQ(1, t.tgid_records);
+	/* Only the last of the four to exit, whichever it was, ends the group. */
+	EXPECT_EQ(1, agroups);
 }
 
 static pid_t exit_on_cpu(int cpu)
