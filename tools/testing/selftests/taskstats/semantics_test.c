@@ -921,6 +921,56 @@ TEST_F(sem, a_cpu_not_in_the_mask_reports_nothing)
 	EXPECT_EQ(1, t.pid_records[1]);
 }
 
+#define SEQ_EXITS	20
+
+/* The numbers of the exit messages heard, in the order they came. */
+struct seqs {
+	uint32_t seq[4096];
+	int n;			/* all of them, if below the array's size */
+};
+
+static void note_seq(const struct tsnl_exit *e, void *arg)
+{
+	struct seqs *q = arg;
+
+	if (q->n < (int)ARRAY_SIZE(q->seq))
+		q->seq[q->n++] = e->seq;
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * Exit messages are numbered per CPU, one after another: a listener that
+ * hears every exit of a CPU sees no number missing (a gap would be a
+ * lost message) and none twice. Their order in the queue may differ from
+ * their numbers' if an exiting task was preempted between the two.
+ */
+TEST_F(sem, exit_messages_of_one_cpu_are_numbered_without_a_gap)
+{
+	struct seqs q = { 0 };
+	int status;
+
+	ASSERT_EQ(0, tsnl_cpumask(self->fd, self->family,
+				  TASKSTATS_CMD_ATTR_REGISTER_CPUMASK, "0"));
+	for (int i = 0; i < SEQ_EXITS; i++) {
+		pid_t pid = exit_on_cpu(0);
+
+		ASSERT_EQ(pid, waitpid(pid, &status, 0));
+		ASSERT_EQ(0, status);
+	}
+	tsnl_drain(self->fd, note_seq, &q);
+	ASSERT_LE(SEQ_EXITS, q.n);
+	ASSERT_GT((int)ARRAY_SIZE(q.seq), q.n);
+	qsort(q.seq, q.n, sizeof(q.seq[0]), cmp_u32);
+	for (int i = 1; i < q.n; i++)
+		EXPECT_EQ(q.seq[i - 1] + 1, q.seq[i]);
+}
+
 TEST_F(sem, deregistering_one_cpu_keeps_the_others)
 {
 	struct tally t = { .n = 2 };
