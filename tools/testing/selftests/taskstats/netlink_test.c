@@ -170,9 +170,21 @@ static int listen_on(struct _test_data_taskstats *self, bool on,
 				 TASKSTATS_CMD_ATTR_DEREGISTER_CPUMASK, cpus);
 }
 
-TEST_F(taskstats, family_resolves_to_a_dynamic_id)
+/*
+ * Ids up to GENL_ID_PMCRAID are the controller's and the two static
+ * families'; the TASKSTATS family gets a dynamic one, and a request to
+ * it is answered by a TASKSTATS_CMD_NEW message of that id.
+ */
+TEST_F(taskstats, family_resolves_to_a_dynamic_id_that_answers)
 {
-	EXPECT_LE(GENL_MIN_ID, self->family);
+	struct tsnl_reply r;
+	struct taskstats ts;
+
+	EXPECT_LT(GENL_ID_PMCRAID, self->family);
+	ASSERT_EQ(0, tsnl_get(self->fd, self->family, TASKSTATS_CMD_ATTR_PID, getpid(),
+			      &ts, &r, self->buf));
+	EXPECT_EQ(self->family, ((struct nlmsghdr *)self->buf)->nlmsg_type);
+	EXPECT_EQ(TASKSTATS_CMD_NEW, r.cmd);
 }
 
 TEST_F(taskstats, family_serves_taskstats_and_cgroupstats_get)
