@@ -623,7 +623,8 @@ static int listen_twice_at_once(int rounds)
 
 static int obey(const struct cmd *c, int pidfd, int *reply_fd, int *aux)
 {
-	pid_t pid = pidfd >= 0 && c->op != OP_REGISTER_ON ? pidfd_local(pidfd) : 0;
+	bool sock = c->op == OP_REGISTER_ON || c->op == OP_DEREGISTER_ON;
+	pid_t pid = pidfd >= 0 && !sock ? pidfd_local(pidfd) : 0;
 	char cpus[256];
 
 	switch (c->op) {
@@ -666,6 +667,8 @@ static int obey(const struct cmd *c, int pidfd, int *reply_fd, int *aux)
 		return ts_write_file("/proc/sys/user/max_taskstats_listeners", cpus);
 	case OP_REGISTER_ON:
 		return tsnl_cpumask(pidfd, family, TASKSTATS_CMD_ATTR_REGISTER_CPUMASK, "0");
+	case OP_DEREGISTER_ON:
+		return tsnl_cpumask(pidfd, family, TASKSTATS_CMD_ATTR_DEREGISTER_CPUMASK, "0");
 	case OP_LISTEN_BIG:
 		*reply_fd = listen_big(c->arg);
 		return *reply_fd < 0 ? *reply_fd : 0;

@@ -45,6 +45,7 @@ enum op {
 	OP_LISTEN_RACE,	/* arg sockets registered by two threads at once each */
 	OP_SET_LIMIT,	/* user.max_taskstats_listeners of its user namespace */
 	OP_REGISTER_ON,	/* registers CPU 0 on the socket passed: 0 or -errno */
+	OP_DEREGISTER_ON,	/* deregisters CPU 0 on the socket passed */
 	OP_LISTEN_BIG,	/* listens on every CPU asking arg bytes of buffer */
 	OP_EXITS,	/* arg children that exit at once, one at a time */
 	OP_IDS,		/* an id (arg: IDS_*) in a GET of the target, or of itself */

@@ -354,6 +354,44 @@ TEST_F(limits, a_socket_listens_with_the_identity_of_its_first_registration)
 	close(fd);
 }
 
+/* Whether @fd hears the exit of a child of ours that exits on CPU 0. */
+static bool hears_an_exit_on_cpu0(int fd)
+{
+	struct taskstats ts;
+	cpu_set_t cpu0;
+	pid_t pid;
+
+	CPU_ZERO(&cpu0);
+	CPU_SET(0, &cpu0);
+	if (sched_setaffinity(0, sizeof(cpu0), &cpu0))
+		return true;	/* unknown: the caller expects false */
+	pid = fork();
+	if (pid == 0)
+		_exit(0);
+	if (pid < 0 || waitpid(pid, NULL, 0) != pid)
+		return true;
+	return !ts_exit_record(fd, pid, &ts);
+}
+
+/*
+ * Only registering is bound to the socket's identity: another holder of
+ * the socket, here a container's root, may take CPUs off it, after which
+ * it hears no exit there.
+ */
+TEST_F(limits, anyone_holding_a_listening_socket_may_deregister_it)
+{
+	uint16_t family;
+	int fd = tsnl_open();
+
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, tsnl_family(fd, TASKSTATS_GENL_NAME, &family));
+	ASSERT_EQ(0, tsnl_cpumask(fd, family, TASKSTATS_CMD_ATTR_REGISTER_CPUMASK, "0"));
+	ASSERT_TRUE(hears_an_exit_on_cpu0(fd));
+	EXPECT_EQ(0, ask(&self->c1, OP_DEREGISTER_ON, 0, "", fd, NULL));
+	EXPECT_FALSE(hears_an_exit_on_cpu0(fd));
+	close(fd);
+}
+
 /* ------------------------------------------------------------------- heard */
 
 /*
