@@ -443,9 +443,9 @@ static void keep_group(uint32_t id, int aggr, const struct taskstats *ts, void *
 /* The sum of @key over the threads of @pid, from /proc/PID/task/x/status. */
 static uint64_t threads_sum(pid_t pid, const char *key, int *threads)
 {
-	char path[320], buf[2048], *p;
+	char path[320];
 	struct dirent *de;
-	uint64_t sum = 0;
+	uint64_t sum = 0, val;
 	DIR *dir;
 
 	*threads = 0;
@@ -455,13 +455,10 @@ static uint64_t threads_sum(pid_t pid, const char *key, int *threads)
 		if (de->d_name[0] == '.')
 			continue;
 		snprintf(path, sizeof(path), "/proc/%d/task/%s/status", pid, de->d_name);
-		if (ts_read_file(path, buf, sizeof(buf)) < 0)
+		if (ts_proc_field(path, key, &val))
 			continue;
-		p = strstr(buf, key);
-		if (p) {
-			sum += strtoull(p + strlen(key) + 1, NULL, 10);
-			++*threads;
-		}
+		sum += val;
+		++*threads;
 	}
 	if (dir)
 		closedir(dir);
@@ -496,7 +493,7 @@ TEST_F(ext, dump_by_tgid_sends_the_groups_sums_as_a_tgid_get_does)
 	}
 	self->herd.pid[self->herd.n++] = pid;
 	for (int tries = 0; tries < 1000 && threads < 4; tries++) {
-		voluntary = threads_sum(pid, "voluntary_ctxt_switches:", &threads);
+		voluntary = threads_sum(pid, "voluntary_ctxt_switches", &threads);
 		if (voluntary < 4 * GROUP_NAPS)
 			threads = 0;
 		usleep(10000);
@@ -504,7 +501,7 @@ TEST_F(ext, dump_by_tgid_sends_the_groups_sums_as_a_tgid_get_does)
 	ASSERT_EQ(4, threads);
 	/* Parked: every thread asleep in pause(), its counts still. */
 	usleep(100000);
-	voluntary = threads_sum(pid, "voluntary_ctxt_switches:", &threads);
+	voluntary = threads_sum(pid, "voluntary_ctxt_switches", &threads);
 	g.tgid = pid;
 	ASSERT_LT(0, tsnl_dump(self->fd, self->family, true, keep_group, &g, NULL));
 	ASSERT_EQ(0, tsnl_get(self->fd, self->family, TASKSTATS_CMD_ATTR_TGID, pid,

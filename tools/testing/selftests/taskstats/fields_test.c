@@ -339,19 +339,12 @@ static int proc_stat_field(pid_t pid, int field, unsigned long long *val)
 }
 
 /* The number after "@key:" in /proc/PID/status. */
-static int proc_status_field(pid_t pid, const char *key, unsigned long long *val)
+static int proc_status_field(pid_t pid, const char *key, uint64_t *val)
 {
-	char path[64], buf[4096], *p;
-	int n = strlen(key);
+	char path[64];
 
 	snprintf(path, sizeof(path), "/proc/%d/status", pid);
-	if (ts_read_file(path, buf, sizeof(buf)) < 0)
-		return -1;
-	for (p = buf; p; p = strchr(p, '\n'), p = p ? p + 1 : p) {
-		if (!strncmp(p, key, n) && p[n] == ':')
-			return sscanf(p + n + 1, "%llu", val) == 1 ? 0 : -1;
-	}
-	return -1;
+	return ts_proc_field(path, key, val);
 }
 
 /* Start time = boot time (/proc/stat btime) + starttime of /proc/PID/stat. */
@@ -984,8 +977,8 @@ static int pin(pid_t pid, int cpu)
  */
 struct csw_probe {
 	struct taskstats ts;
-	unsigned long long nv[2];
-	unsigned long long niv[2];
+	uint64_t nv[2];
+	uint64_t niv[2];
 };
 
 static void csw_probe(struct __test_metadata *_metadata,
@@ -1039,7 +1032,8 @@ TEST_F(fields, a_task_sharing_its_cpu_with_a_spinner_counts_involuntary_switches
 	ts_worker_stop(&w);
 	TH_LOG("nivcsw %llu -> %llu, /proc %llu -> %llu; nvcsw %llu -> %llu",
 	       (unsigned long long)a.ts.nivcsw, (unsigned long long)b.ts.nivcsw,
-	       a.niv[0], b.niv[1], (unsigned long long)a.ts.nvcsw,
+	       (unsigned long long)a.niv[0], (unsigned long long)b.niv[1],
+	       (unsigned long long)a.ts.nvcsw,
 	       (unsigned long long)b.ts.nvcsw);
 	EXPECT_LT(a.ts.nivcsw, b.ts.nivcsw);
 	/* The worker sleeps on its pipe: the counts cannot move meanwhile. */

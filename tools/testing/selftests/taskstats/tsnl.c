@@ -491,24 +491,58 @@ int ts_proc_state(pid_t pid)
 }
 
 /*
+ * Reads the /proc file @path into @buf and finds the line "@key: value":
+ * returns the value, cut at its line's end, or NULL (errno set) if the
+ * file cannot be read or has no such line.
+ */
+static char *proc_value(const char *path, const char *key, char *buf, int size)
+{
+	int n = strlen(key);
+	char *p, *end;
+
+	if (ts_read_file(path, buf, size) < 0)
+		return NULL;
+	for (p = buf; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : p) {
+		if (strncmp(p, key, n) || p[n] != ':')
+			continue;
+		end = strchr(p, '\n');
+		if (end)
+			*end = '\0';
+		return p + n + 1;
+	}
+	errno = ENOENT;
+	return NULL;
+}
+
+/**
+ * ts_proc_field() - the number after "@key:" in the /proc file @path.
+ *
+ * Return: 0, or -errno (-ENOENT for no such line).
+ */
+int ts_proc_field(const char *path, const char *key, uint64_t *val)
+{
+	char buf[4096], *v = proc_value(path, key, buf, sizeof(buf));
+
+	if (!v)
+		return -errno;
+	*val = strtoull(v, NULL, 10);
+	return 0;
+}
+
+/*
  * The pid of @pid in the innermost pid namespace it belongs to: the last
  * number of the NSpid line of /proc/PID/status. Or -errno.
  */
 pid_t ts_pid_inside(pid_t pid)
 {
-	char path[64], buf[2048], *p, *end;
+	char path[64], buf[4096], *v;
 
 	snprintf(path, sizeof(path), "/proc/%d/status", pid);
-	if (ts_read_file(path, buf, sizeof(buf)) < 0)
-		return -ESRCH;
-	p = strstr(buf, "\nNSpid:");
-	if (!p)
-		return -ENOENT;
-	end = strchr(p + 1, '\n');
-	if (end)
-		*end = '\0';
-	p = strrchr(p, '\t');
-	return p ? atoi(p + 1) : -EBADMSG;
+	v = proc_value(path, "NSpid", buf, sizeof(buf));
+	if (!v)
+		return -errno;
+	v = strrchr(v, '\t');
+	return v ? atoi(v + 1) : -EBADMSG;
 }
 
 /*
@@ -532,19 +566,10 @@ int ts_wait_sleeping(pid_t pid)
 /* One counter of /proc/PID/io such as "rchar". */
 int ts_proc_io(pid_t pid, const char *key, uint64_t *val)
 {
-	char path[64], buf[1024], *p;
-	int n = strlen(key);
+	char path[64];
 
 	snprintf(path, sizeof(path), "/proc/%d/io", pid);
-	if (ts_read_file(path, buf, sizeof(buf)) < 0)
-		return -errno;
-	for (p = buf; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : p) {
-		if (!strncmp(p, key, n) && p[n] == ':') {
-			*val = strtoull(p + n + 1, NULL, 10);
-			return 0;
-		}
-	}
-	return -ENOENT;
+	return ts_proc_field(path, key, val);
 }
 
 /* The cpulist of possible CPUs, as the kernel prints it. */

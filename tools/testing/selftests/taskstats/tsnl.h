@@ -138,6 +138,7 @@ int ts_proc_state(pid_t pid);
 pid_t ts_pid_inside(pid_t pid);
 int ts_wait_sleeping(pid_t pid);
 int ts_proc_io(pid_t pid, const char *key, uint64_t *val);
+int ts_proc_field(const char *path, const char *key, uint64_t *val);
 void ts_possible_cpus(char *buf, int size);
 
 /*
