@@ -4,8 +4,9 @@
  * could read the task's /proc/PID/io, the initial namespace's admin aside.
  *
  * The matrix: each variant is a requester and a target made by an
- * "agent", a process with an identity (a user, root, a container's root,
- * a host root process that entered the container) that obeys commands
+ * "agent", a process with an identity (a user, a user with some
+ * capabilities, root, a container's root, a host root process that
+ * entered the container) that obeys commands
  * sent over a socket pair. The requester's agent opens /proc/PID/io (its
  * own /proc: a container mounts one for its pid namespace) and then asks
  * taskstats by pid, by tgid, by dump and by exit listener; every answer
@@ -40,6 +41,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <linux/capability.h>
 
 #include "../kselftest_harness.h"
 #include "agent.h"
@@ -48,6 +50,8 @@
 #ifndef PIDFD_THREAD
 #define PIDFD_THREAD	O_EXCL
 #endif
+
+#define CAP(c)		(1u << (c))
 
 /* ---------------------------------------------------------------- matrix */
 
@@ -59,6 +63,7 @@ FIXTURE(access) {
 
 FIXTURE_VARIANT(access) {
 	enum who requester;
+	unsigned int caps;	/* HOST_B's only capabilities, if any */
 	enum who maker;
 	int spawn;		/* SPAWN_* */
 	bool readable;		/* what /proc/PID/io must answer */
@@ -70,6 +75,36 @@ FIXTURE_VARIANT_ADD(access, same_user) {
 
 FIXTURE_VARIANT_ADD(access, another_user) {
 	.requester = HOST_B, .maker = HOST_A, .readable = false,
+};
+
+/*
+ * A capability alone is half of /proc's rule: CAP_SYS_PTRACE passes the
+ * read's ptrace check but not the open of a file mode 0400, and
+ * CAP_DAC_READ_SEARCH the open but not the check.
+ */
+FIXTURE_VARIANT_ADD(access, user_with_sys_ptrace_alone_and_another_users_process) {
+	.requester = HOST_B, .caps = CAP(CAP_SYS_PTRACE), .maker = HOST_A,
+	.readable = false,
+};
+
+FIXTURE_VARIANT_ADD(access, user_with_dac_read_search_alone_and_another_users_process) {
+	.requester = HOST_B, .caps = CAP(CAP_DAC_READ_SEARCH), .maker = HOST_A,
+	.readable = false,
+};
+
+FIXTURE_VARIANT_ADD(access, user_with_dac_read_search_and_sys_ptrace_and_another_users_process) {
+	.requester = HOST_B, .caps = CAP(CAP_DAC_READ_SEARCH) | CAP(CAP_SYS_PTRACE),
+	.maker = HOST_A, .readable = true,
+};
+
+FIXTURE_VARIANT_ADD(access, user_with_dac_override_and_sys_ptrace_and_an_undumpable_process) {
+	.requester = HOST_B, .caps = CAP(CAP_DAC_OVERRIDE) | CAP(CAP_SYS_PTRACE),
+	.maker = HOST_A, .spawn = SPAWN_UNDUMPABLE, .readable = true,
+};
+
+FIXTURE_VARIANT_ADD(access, user_with_dac_read_search_and_sys_ptrace_and_a_zombie) {
+	.requester = HOST_B, .caps = CAP(CAP_DAC_READ_SEARCH) | CAP(CAP_SYS_PTRACE),
+	.maker = HOST_A, .spawn = SPAWN_ZOMBIE, .readable = true,
 };
 
 FIXTURE_VARIANT_ADD(access, root_and_an_undumpable_process) {
@@ -141,8 +176,11 @@ FIXTURE_SETUP(access)
 	}
 	if (variant->requester == CONTAINER)
 		r = &self->container;
-	else
-		ASSERT_EQ(0, agent_start(r, variant->requester, &init));
+	else	/* B with capabilities starts as root */
+		ASSERT_EQ(0, agent_start(r, variant->caps ? HOST_ROOT : variant->requester,
+					 &init));
+	if (variant->caps)
+		ASSERT_EQ(0, ask(r, OP_BECOME_B_WITH, variant->caps, "", -1, NULL));
 	if (variant->maker == CONTAINER)
 		m = &self->container;
 	else
@@ -214,6 +252,59 @@ TEST_F(access, exit_listener_hears_the_exit_iff_proc_pid_io_is_readable)
 		SKIP(return, "a zombie has exited already: there is no exit left to hear");
 	ASSERT_EQ(0, syscall(SYS_pidfd_send_signal, self->target, SIGKILL, NULL, 0));
 	EXPECT_EQ(variant->readable, ask(r, OP_HEARD, 0, self->name, self->target, NULL));
+}
+
+/* -------------------------------------------------------------- the admin */
+
+/*
+ * CAP_NET_ADMIN in the initial user namespace reads every task, whatever
+ * /proc says: upstream's rule for a GET (GENL_ADMIN_PERM), kept, so these
+ * run on the reference too. The admin is user B with that capability
+ * alone, and the target a process of user A's that is not dumpable.
+ */
+FIXTURE(admin) {
+	struct agent requester, maker;
+	int target;		/* pidfd */
+};
+
+FIXTURE_SETUP(admin)
+{
+	pid_t init = 0;
+
+	memset(self, 0, sizeof(*self));
+	self->target = -1;
+	ASSERT_EQ(0, agent_start(&self->maker, HOST_A, &init));
+	ASSERT_EQ(0, ask(&self->maker, OP_SPAWN, SPAWN_UNDUMPABLE, "ts_target", -1,
+			 &self->target));
+	ASSERT_LE(0, self->target);
+	ASSERT_EQ(0, agent_start(&self->requester, HOST_ROOT, &init));
+	ASSERT_EQ(0, ask(&self->requester, OP_BECOME_B_WITH, CAP(CAP_NET_ADMIN), "", -1,
+			 NULL));
+	/* The case: /proc hides the target from the requester. */
+	ASSERT_EQ(0, ask(&self->requester, OP_PROC_IO, 0, "ts_target", self->target, NULL));
+}
+
+FIXTURE_TEARDOWN(admin)
+{
+	target_kill(&self->target);
+	agent_stop(&self->requester);
+	agent_stop(&self->maker);
+}
+
+TEST_F(admin, a_user_with_cap_net_admin_alone_gets_a_process_proc_hides_from_it)
+{
+	EXPECT_EQ(1, ask(&self->requester, OP_GET_PID, pidfd_local(self->target),
+			 "ts_target", self->target, NULL));
+	EXPECT_EQ(1, ask(&self->requester, OP_GET_TGID, pidfd_local(self->target),
+			 "ts_target", self->target, NULL));
+}
+
+TEST_F(admin, a_user_with_cap_net_admin_alone_dumps_a_process_proc_hides_from_it)
+{
+	if (!ts_series_kernel())
+		SKIP(return, "this kernel cannot dump");
+	EXPECT_EQ(1, ask(&self->requester, OP_DUMP, 0, "ts_target", self->target, NULL));
+	EXPECT_EQ(1, ask(&self->requester, OP_DUMP_TGID, 0, "ts_target", self->target, NULL));
 }
 
 /* ------------------------------------------------------ exec and threads */

@@ -621,6 +621,26 @@ static int listen_twice_at_once(int rounds)
 	return failed;
 }
 
+/*
+ * Root becomes user B with no capabilities but those of @caps (a mask of
+ * capabilities below 32), effective and permitted, and opens its socket
+ * again as B: a requester with some privilege, but not root's.
+ */
+static int become_b_with(unsigned int caps)
+{
+	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_data_struct d[2] = { { .effective = caps, .permitted = caps } };
+
+	if (prctl(PR_SET_KEEPCAPS, 1) || setgroups(0, NULL) ||
+	    setresgid(UID_B, UID_B, UID_B) || setresuid(UID_B, UID_B, UID_B) ||
+	    syscall(SYS_capset, &h, d))
+		return -errno;
+	prctl(PR_SET_DUMPABLE, 1);
+	close(nl);
+	nl = tsnl_open();
+	return nl < 0 ? nl : 0;
+}
+
 static int obey(const struct cmd *c, int pidfd, int *reply_fd, int *aux)
 {
 	bool sock = c->op == OP_REGISTER_ON || c->op == OP_DEREGISTER_ON;
@@ -678,6 +698,8 @@ static int obey(const struct cmd *c, int pidfd, int *reply_fd, int *aux)
 		return get_id(pid ? pid : getpid(), c->arg);
 	case OP_HEARD_IDS:
 		return last_heard.found ? record_id(&last_heard.exit.pid_ts, c->arg) : -ENOENT;
+	case OP_BECOME_B_WITH:
+		return become_b_with(c->arg);
 	case OP_HELD_OPEN:
 		held = tsnl_open();
 		if (held >= 0)

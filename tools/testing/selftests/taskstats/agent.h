@@ -50,6 +50,7 @@ enum op {
 	OP_EXITS,	/* arg children that exit at once, one at a time */
 	OP_IDS,		/* an id (arg: IDS_*) in a GET of the target, or of itself */
 	OP_HEARD_IDS,	/* an id (arg: IDS_*) in the last exit OP_HEARD heard */
+	OP_BECOME_B_WITH,	/* root becomes user B keeping the arg mask's caps */
 };
 
 /* The ids of a record, as the requester's namespaces translate them. */
