@@ -779,23 +779,35 @@ void become(uid_t uid)
 }
 
 /*
- * The container: user A makes user, pid, net and mount namespaces, maps
- * root to itself, and its pid 1 mounts a /proc of its own and serves. The
- * first message on the socket is pid 1's pid in our namespace.
+ * Becomes user A making a container: new user namespace with root mapped
+ * to A, new pid, net and mount namespaces; the next child is the
+ * container's pid 1. Returns 0, 4 if user namespaces are unavailable (a
+ * test skips), or another non-zero value on failure.
+ */
+int container_enter(void)
+{
+	become(UID_A);
+	if (unshare(CLONE_NEWUSER))
+		return 4;
+	if (write_map("setgroups", "deny") || write_map("uid_map", "0 65534 1") ||
+	    write_map("gid_map", "0 65534 1"))
+		return 5;
+	if (unshare(CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWNS))
+		return 6;
+	return 0;
+}
+
+/*
+ * The container agent: its pid 1 mounts a /proc of its own and serves.
+ * The first message on the socket is pid 1's pid in our namespace.
  */
 static void container_agent(int sock)
 {
+	int status, err = container_enter();
 	pid_t init;
-	int status;
 
-	become(UID_A);
-	if (unshare(CLONE_NEWUSER))
-		_exit(4);	/* no user namespaces: the test skips */
-	if (write_map("setgroups", "deny") || write_map("uid_map", "0 65534 1") ||
-	    write_map("gid_map", "0 65534 1"))
-		_exit(5);
-	if (unshare(CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWNS))
-		_exit(6);
+	if (err)
+		_exit(err);
 	init = fork();
 	if (init == 0) {
 		if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) ||

@@ -1716,6 +1716,147 @@ TEST_F(cgroup, unprivileged_cgroup_dump_lists_only_the_users_own_tasks)
 	EXPECT_TRUE(same_ids(&got, &want_tgid, TASKSTATS_TYPE_AGGR_TGID, true));
 }
 
+/* What a container's pid 1 saw of the cgroup: see dump_in_a_container(). */
+struct seen_in_container {
+	int err;		/* making the container, or 0 */
+	int n, tgid_n;		/* the dumps' results */
+	uint32_t id[MAX_IDS], tgid[MAX_IDS];
+	struct ids threads, procs;	/* the cgroup's files, read inside */
+	int hidden_threads, hidden_procs;	/* their zeros: tasks outside */
+};
+
+/*
+ * The ids of a cgroup file listing pids, as the reader's pid namespace
+ * names them: those of tasks outside it read as 0, counted in *@hidden.
+ */
+static void read_cgroup_ids(int dirfd, const char *file, struct ids *s, int *hidden)
+{
+	char buf[4096], *line, *save;
+	int fd = openat(dirfd, file, O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
+
+	if (fd >= 0)
+		close(fd);
+	s->n = 0;
+	*hidden = 0;
+	if (n < 0) {
+		*hidden = -1;
+		return;
+	}
+	buf[n] = '\0';
+	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		if (atoi(line))
+			add_id(s, atoi(line));
+		else
+			(*hidden)++;
+	}
+}
+
+/*
+ * Joins the test's cgroup, opens it and makes a container (user A's user
+ * and pid namespaces, see container_enter()) whose pid 1 forks a child,
+ * then reads the cgroup's files and dumps it through the fd opened
+ * outside. Writes what pid 1 saw to @out.
+ */
+static void dump_in_a_container(struct world *w, int out)
+{
+	static struct seen_in_container s;
+	char pid[16], procs[PATH_BUF + 16];
+	uint16_t family = 0;
+	int fd, nl = -1;
+	pid_t init, kid;
+
+	close(w->hold[1]);
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	snprintf(procs, sizeof(procs), "%s/cgroup.procs", w->dir);
+	snprintf(pid, sizeof(pid), "%d", getpid());
+	s.err = ts_write_file(procs, pid);
+	fd = open(w->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (!s.err && fd < 0)
+		s.err = -errno;
+	if (!s.err)
+		s.err = container_enter();
+	if (!s.err) {
+		init = fork();
+		if (init < 0)
+			s.err = -errno;
+		if (init > 0) {
+			waitpid(init, NULL, 0);
+			_exit(0);
+		}
+	}
+	if (!s.err) {		/* pid 1 */
+		kid = fork();
+		if (kid == 0)
+			for (;;)
+				pause();
+		nl = tsnl_open();
+		if (kid < 0 || nl < 0 || tsnl_family(nl, TASKSTATS_GENL_NAME, &family))
+			s.err = -EIO;
+	}
+	if (!s.err) {
+		read_cgroup_ids(fd, "cgroup.threads", &s.threads, &s.hidden_threads);
+		read_cgroup_ids(fd, "cgroup.procs", &s.procs, &s.hidden_procs);
+		s.n = tsnl_dump_cgroup(nl, family, fd, 0, keep, &got);
+		for (int i = 0; i < got.n && i < MAX_IDS; i++)
+			s.id[i] = got.rec[i].id;
+		got.n = 0;
+		s.tgid_n = tsnl_dump_cgroup(nl, family, fd, TSNL_DUMP_TGID, keep, &got);
+		for (int i = 0; i < got.n && i < MAX_IDS; i++)
+			s.tgid[i] = got.rec[i].id;
+	}
+	/* Pid 1's exit takes its child along. */
+	_exit(write(out, &s, sizeof(s)) == sizeof(s) ? 0 : 1);
+}
+
+/*
+ * A container's root given the fd of a host cgroup that holds root's
+ * process, the container's maker and the container's two tasks dumps
+ * the container's two tasks only, by the pids its namespace gives them:
+ * the cgroup's own files, read inside, name the same ones and show the
+ * others as 0.
+ */
+TEST_F(cgroup, a_containers_cgroup_dump_lists_its_own_tasks_only_by_its_own_pids)
+{
+	struct ids want = { .n = 2, .id = { 1, 2 } };
+	static struct seen_in_container s;
+	struct pollfd p;
+	int pipefd[2];
+	struct kid *k;
+	pid_t maker;
+
+	if (!self->w.series)
+		SKIP(return, SKIP_DUMP);
+	ASSERT_EQ(0, sleeper(&self->w, self->w.dir, 1, &k));
+	ASSERT_EQ(0, pipe2(pipefd, O_CLOEXEC));
+	maker = fork();
+	ASSERT_LE(0, maker);
+	if (maker == 0)
+		dump_in_a_container(&self->w, pipefd[1]);
+	close(pipefd[1]);
+	p = (struct pollfd){ .fd = pipefd[0], .events = POLLIN };
+	ASSERT_EQ(1, poll(&p, 1, WAIT_MS));
+	ASSERT_EQ((ssize_t)sizeof(s), read(pipefd[0], &s, sizeof(s)));
+	close(pipefd[0]);
+	waitpid(maker, NULL, 0);
+	if (s.err == 4)
+		SKIP(return, "cannot create a user namespace");
+	ASSERT_EQ(0, s.err);
+	/* The oracle: inside, the cgroup shows pids 1 and 2 and hides the rest. */
+	as_recs(&got, s.threads.id, s.threads.n, TASKSTATS_TYPE_AGGR_PID);
+	ASSERT_TRUE(same_ids(&got, &want, TASKSTATS_TYPE_AGGR_PID, true));
+	as_recs(&got, s.procs.id, s.procs.n, TASKSTATS_TYPE_AGGR_PID);
+	ASSERT_TRUE(same_ids(&got, &want, TASKSTATS_TYPE_AGGR_PID, true));
+	ASSERT_EQ(3, s.hidden_threads);		/* root's leader and thread, the maker */
+	ASSERT_EQ(2, s.hidden_procs);
+	ASSERT_EQ(2, s.n);
+	ASSERT_EQ(2, s.tgid_n);
+	as_recs(&got, s.id, s.n, TASKSTATS_TYPE_AGGR_PID);
+	EXPECT_TRUE(same_ids(&got, &want, TASKSTATS_TYPE_AGGR_PID, true));
+	as_recs(&got, s.tgid, s.tgid_n, TASKSTATS_TYPE_AGGR_TGID);
+	EXPECT_TRUE(same_ids(&got, &want, TASKSTATS_TYPE_AGGR_TGID, true));
+}
+
 /* -------------------------------------------------------------- errors */
 
 enum target {
