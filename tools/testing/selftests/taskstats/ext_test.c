@@ -440,31 +440,6 @@ static void keep_group(uint32_t id, int aggr, const struct taskstats *ts, void *
 	}
 }
 
-/* The sum of @key over the threads of @pid, from /proc/PID/task/x/status. */
-static uint64_t threads_sum(pid_t pid, const char *key, int *threads)
-{
-	char path[320];
-	struct dirent *de;
-	uint64_t sum = 0, val;
-	DIR *dir;
-
-	*threads = 0;
-	snprintf(path, sizeof(path), "/proc/%d/task", pid);
-	dir = opendir(path);
-	while (dir && (de = readdir(dir))) {
-		if (de->d_name[0] == '.')
-			continue;
-		snprintf(path, sizeof(path), "/proc/%d/task/%s/status", pid, de->d_name);
-		if (ts_proc_field(path, key, &val))
-			continue;
-		sum += val;
-		++*threads;
-	}
-	if (dir)
-		closedir(dir);
-	return sum;
-}
-
 /*
  * A dump's group record is the group's, not its leader's: it sums the
  * switches of all four threads, as /proc counts them thread by thread,
@@ -493,7 +468,7 @@ TEST_F(ext, dump_by_tgid_sends_the_groups_sums_as_a_tgid_get_does)
 	}
 	self->herd.pid[self->herd.n++] = pid;
 	for (int tries = 0; tries < 1000 && threads < 4; tries++) {
-		voluntary = threads_sum(pid, "voluntary_ctxt_switches", &threads);
+		voluntary = ts_threads_sum(pid, "voluntary_ctxt_switches", &threads);
 		if (voluntary < 4 * GROUP_NAPS)
 			threads = 0;
 		usleep(10000);
@@ -501,7 +476,7 @@ TEST_F(ext, dump_by_tgid_sends_the_groups_sums_as_a_tgid_get_does)
 	ASSERT_EQ(4, threads);
 	/* Parked: every thread asleep in pause(), its counts still. */
 	usleep(100000);
-	voluntary = threads_sum(pid, "voluntary_ctxt_switches", &threads);
+	voluntary = ts_threads_sum(pid, "voluntary_ctxt_switches", &threads);
 	g.tgid = pid;
 	ASSERT_LT(0, tsnl_dump(self->fd, self->family, true, keep_group, &g, NULL));
 	ASSERT_EQ(0, tsnl_get(self->fd, self->family, TASKSTATS_CMD_ATTR_TGID, pid,

@@ -3,6 +3,7 @@
  * Minimal generic netlink client for the taskstats selftests.
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -527,6 +528,34 @@ int ts_proc_field(const char *path, const char *key, uint64_t *val)
 		return -errno;
 	*val = strtoull(v, NULL, 10);
 	return 0;
+}
+
+/*
+ * The sum of @key over the threads of @pid, from /proc/PID/task/x/status;
+ * their number in *@threads.
+ */
+uint64_t ts_threads_sum(pid_t pid, const char *key, int *threads)
+{
+	char path[320];
+	struct dirent *de;
+	uint64_t sum = 0, val;
+	DIR *dir;
+
+	*threads = 0;
+	snprintf(path, sizeof(path), "/proc/%d/task", pid);
+	dir = opendir(path);
+	while (dir && (de = readdir(dir))) {
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/task/%s/status", pid, de->d_name);
+		if (ts_proc_field(path, key, &val))
+			continue;
+		sum += val;
+		++*threads;
+	}
+	if (dir)
+		closedir(dir);
+	return sum;
 }
 
 /*

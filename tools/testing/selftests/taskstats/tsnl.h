@@ -139,6 +139,7 @@ pid_t ts_pid_inside(pid_t pid);
 int ts_wait_sleeping(pid_t pid);
 int ts_proc_io(pid_t pid, const char *key, uint64_t *val);
 int ts_proc_field(const char *path, const char *key, uint64_t *val);
+uint64_t ts_threads_sum(pid_t pid, const char *key, int *threads);
 void ts_possible_cpus(char *buf, int size);
 
 /*
