@@ -1311,6 +1311,85 @@ static const struct kid *kid_of(struct kid *const *kids, int n, uint32_t tid)
 	return NULL;
 }
 
+/*
+ * A threaded tree: the test's cgroup becomes a threaded domain with a
+ * threaded child, "t", into which the last two of a sleeper's four
+ * threads move (cgroup.threads); its leader and first thread stay. The
+ * child's path is written to @child, an fd of it returned.
+ */
+static int split_by_a_threaded_cgroup(struct __test_metadata *_metadata,
+				      struct world *w, struct kid **k, char *child)
+{
+	char file[PATH_BUF + 32], tid[16];
+	int fd;
+
+	snprintf(child, PATH_BUF + 8, "%s/t", w->dir);
+	ASSERT_EQ(0, make_cgroup(w, child));
+	snprintf(file, sizeof(file), "%s/cgroup.type", child);
+	ASSERT_EQ(0, ts_write_file(file, "threaded"));
+	ASSERT_EQ(0, sleeper(w, w->dir, 3, k));
+	ASSERT_EQ(4, (*k)->n);
+	snprintf(file, sizeof(file), "%s/cgroup.threads", child);
+	for (int i = 2; i < 4; i++) {
+		snprintf(tid, sizeof(tid), "%d", (*k)->tid[i]);
+		ASSERT_EQ(0, ts_write_file(file, tid));
+	}
+	fd = open(child, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	ASSERT_LE(0, fd);
+	return fd;
+}
+
+TEST_F(cgroup, a_threaded_cgroup_dumps_the_threads_it_holds_and_its_domain_the_others)
+{
+	struct ids in_domain = { 0 }, in_child = { 0 };
+	char child[PATH_BUF + 8];
+	struct kid *k;
+	int fd;
+
+	if (!self->w.series)
+		SKIP(return, SKIP_DUMP);
+	fd = split_by_a_threaded_cgroup(_metadata, &self->w, &k, child);
+	for (int i = 0; i < 4; i++)
+		add_id(i < 2 ? &in_domain : &in_child, k->tid[i]);
+	EXPECT_EQ(2, dump(&self->w, self->w.dirfd, 0, &got));
+	EXPECT_TRUE(same_ids(&got, &in_domain, TASKSTATS_TYPE_AGGR_PID, true));
+	EXPECT_EQ(2, dump(&self->w, fd, 0, &got));
+	EXPECT_TRUE(same_ids(&got, &in_child, TASKSTATS_TYPE_AGGR_PID, true));
+	close(fd);
+}
+
+/*
+ * By tgid, a process comes from its leader's cgroup, once, with or
+ * without the subtree, and its record holds every thread: its voluntary
+ * switches are the sum /proc gives of all four, wherever each sits. The
+ * threaded cgroup, which holds no leader, lists no group.
+ */
+TEST_F(cgroup, a_process_split_by_a_threaded_cgroup_is_dumped_by_tgid_once_from_its_leaders)
+{
+	struct ids want = { 0 };
+	char child[PATH_BUF + 8];
+	uint64_t before, after;
+	int fd, threads;
+	struct kid *k;
+
+	if (!self->w.series)
+		SKIP(return, SKIP_DUMP);
+	fd = split_by_a_threaded_cgroup(_metadata, &self->w, &k, child);
+	add_id(&want, k->pid);
+	EXPECT_EQ(0, dump(&self->w, fd, TSNL_DUMP_TGID, &got));
+	close(fd);
+	EXPECT_EQ(1, dump(&self->w, self->w.dirfd, TSNL_DUMP_TGID | TSNL_DUMP_SUBTREE, &got));
+	EXPECT_TRUE(same_ids(&got, &want, TASKSTATS_TYPE_AGGR_TGID, true));
+	/* The sleepers are parked: their switches hold still across the dump. */
+	before = ts_threads_sum(k->pid, "voluntary_ctxt_switches", &threads);
+	ASSERT_EQ(4, threads);
+	ASSERT_EQ(1, dump(&self->w, self->w.dirfd, TSNL_DUMP_TGID, &got));
+	after = ts_threads_sum(k->pid, "voluntary_ctxt_switches", &threads);
+	ASSERT_EQ(before, after);
+	EXPECT_TRUE(same_ids(&got, &want, TASKSTATS_TYPE_AGGR_TGID, true));
+	EXPECT_EQ(before, got.rec[0].ts.nvcsw);
+}
+
 /* Root's process of three threads and one of user A, two threads. */
 TEST_F(cgroup, cgroup_dump_records_name_their_task_its_group_parent_and_owner)
 {
