@@ -388,71 +388,19 @@ TEST_F(delay, a_running_task_loses_time_to_interrupts_in_irq)
 	EXPECT_GE((grown + 2) * tick_ns, ts.irq_delay_total);
 }
 
-/* Finds a cgroup2 mount whose root offers the memory controller. */
-static int memcg_root(char *root, int size)
-{
-	char buf[8192], path[300], *line, *save = NULL;
-
-	if (ts_read_file("/proc/mounts", buf, sizeof(buf)) < 0)
-		return -1;
-	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		char dev[64], dir[256], type[32], ctl[256];
-
-		if (sscanf(line, "%63s %255s %31s", dev, dir, type) != 3 ||
-		    strcmp(type, "cgroup2"))
-			continue;
-		snprintf(path, sizeof(path), "%s/cgroup.controllers", dir);
-		if (ts_read_file(path, ctl, sizeof(ctl)) < 0 || !strstr(ctl, "memory"))
-			continue;
-		snprintf(root, size, "%s", dir);
-		return 0;
-	}
-	return -1;
-}
-
 /* Creates a memory cgroup limited to @max bytes; the child joins it. */
 static int make_memcg(struct _test_data_delay *self, const char *max)
 {
-	char root[256], path[480], ctl[256];
+	char name[32], path[sizeof(self->cgroup) + 16];
+	int err;
 
-	if (memcg_root(root, sizeof(root)))
-		return -ENOENT;
-	snprintf(path, sizeof(path), "%s/cgroup.subtree_control", root);
-	if (ts_read_file(path, ctl, sizeof(ctl)) < 0)
-		return -EIO;
-	if (!strstr(ctl, "memory")) {
-		if (ts_write_file(path, "+memory"))
-			return -ENOENT;
-		snprintf(self->subtree, sizeof(self->subtree), "%s", path);
-	}
-	snprintf(self->cgroup, sizeof(self->cgroup), "%s/ts-delay-%d", root, getpid());
-	if (mkdir(self->cgroup, 0755)) {
-		self->cgroup[0] = '\0';
-		return -errno;
-	}
+	snprintf(name, sizeof(name), "ts-delay-%d", getpid());
+	err = ts_memcg_make(name, self->cgroup, sizeof(self->cgroup),
+			    self->subtree, sizeof(self->subtree));
+	if (err)
+		return err;
 	snprintf(path, sizeof(path), "%s/memory.max", self->cgroup);
 	return ts_write_file(path, max);
-}
-
-/*
- * The value of the line "@key N" of @buf, a flat-keyed file's text; with
- * @key ending in '_', the sum of every line whose key begins with it.
- * Return: -1 if there is no such line.
- */
-static int64_t keyed_value(const char *buf, const char *key)
-{
-	size_t n = strlen(key);
-	bool prefix = key[n - 1] == '_';
-	int64_t sum = -1;
-
-	for (const char *p = buf; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
-		if (strncmp(p, key, n) || (!prefix && p[n] != ' '))
-			continue;
-		sum = (sum < 0 ? 0 : sum) + strtoll(strchr(p, ' ') ?: p, NULL, 10);
-		if (!prefix)
-			break;
-	}
-	return sum;
 }
 
 /* The @event count of the test's memory cgroup (memory.events), or -1. */
@@ -463,7 +411,7 @@ static int64_t memcg_event(struct _test_data_delay *self, const char *event)
 	snprintf(path, sizeof(path), "%s/memory.events", self->cgroup);
 	if (ts_read_file(path, buf, sizeof(buf)) < 0)
 		return -1;
-	return keyed_value(buf, event);
+	return ts_keyed_value(buf, event);
 }
 
 /* The oom_kill count of the test's memory cgroup, or -1. */
@@ -500,19 +448,19 @@ static void mm_events_read(struct __test_metadata *_metadata,
 
 	ASSERT_EQ(0, ts_write_file("/proc/sys/vm/stat_refresh", "1"));
 	ASSERT_LT(0, ts_read_file("/proc/vmstat", buf, sizeof(buf)));
-	e->pswpin = keyed_value(buf, "pswpin");
-	e->zswpin = keyed_value(buf, "zswpin");
+	e->pswpin = ts_keyed_value(buf, "pswpin");
+	e->zswpin = ts_keyed_value(buf, "zswpin");
 	if (e->zswpin < 0)
 		e->zswpin = 0;
-	anon = keyed_value(buf, "workingset_restore_anon");
-	file = keyed_value(buf, "workingset_restore_file");
+	anon = ts_keyed_value(buf, "workingset_restore_anon");
+	file = ts_keyed_value(buf, "workingset_restore_file");
 	e->restore = anon < 0 || file < 0 ? -1 : anon + file;
-	e->allocstall = keyed_value(buf, "allocstall_");
+	e->allocstall = ts_keyed_value(buf, "allocstall_");
 	e->memcg_max = memcg_event(self, "max");
 	snprintf(path, sizeof(path), "%s/memory.stat", self->cgroup);
 	ASSERT_LT(0, ts_read_file(path, buf, sizeof(buf)));
-	anon = keyed_value(buf, "workingset_restore_anon");
-	file = keyed_value(buf, "workingset_restore_file");
+	anon = ts_keyed_value(buf, "workingset_restore_anon");
+	file = ts_keyed_value(buf, "workingset_restore_file");
 	e->memcg_restore = anon < 0 || file < 0 ? -1 : anon + file;
 	ASSERT_LE(0, e->pswpin);
 	ASSERT_LE(0, e->restore);

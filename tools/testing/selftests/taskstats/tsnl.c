@@ -12,6 +12,7 @@
 #include <unistd.h>
 #include <sys/socket.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 
 #include "tsnl.h"
@@ -527,6 +528,82 @@ int ts_proc_field(const char *path, const char *key, uint64_t *val)
 	if (!v)
 		return -errno;
 	*val = strtoull(v, NULL, 10);
+	return 0;
+}
+
+/*
+ * The value of the line "@key N" of @buf, a flat-keyed file's text (such
+ * as memory.stat); with @key ending in '_', the sum of every line whose
+ * key begins with it. Return: -1 if there is no such line.
+ */
+int64_t ts_keyed_value(const char *buf, const char *key)
+{
+	size_t n = strlen(key);
+	bool prefix = key[n - 1] == '_';
+	int64_t sum = -1;
+
+	for (const char *p = buf; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
+		if (strncmp(p, key, n) || (!prefix && p[n] != ' '))
+			continue;
+		sum = (sum < 0 ? 0 : sum) + strtoll(strchr(p, ' ') ?: p, NULL, 10);
+		if (!prefix)
+			break;
+	}
+	return sum;
+}
+
+/* Finds a cgroup2 mount whose root offers the memory controller. */
+static int memcg_root(char *root, int size)
+{
+	char buf[8192], path[300], *line, *save = NULL;
+
+	if (ts_read_file("/proc/mounts", buf, sizeof(buf)) < 0)
+		return -1;
+	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char dev[64], dir[256], type[32], ctl[256];
+
+		if (sscanf(line, "%63s %255s %31s", dev, dir, type) != 3 ||
+		    strcmp(type, "cgroup2"))
+			continue;
+		snprintf(path, sizeof(path), "%s/cgroup.controllers", dir);
+		if (ts_read_file(path, ctl, sizeof(ctl)) < 0 || !strstr(ctl, "memory"))
+			continue;
+		snprintf(root, size, "%s", dir);
+		return 0;
+	}
+	return -1;
+}
+
+/**
+ * ts_memcg_make() - make the memory cgroup @name under the root of the
+ * cgroup2 mount that offers the memory controller, enabling it there.
+ * @path: gets the new cgroup's path, @size bytes ("" if none was made)
+ * @subtree: gets the cgroup.subtree_control that "+memory" was written
+ *	to, @subsize bytes, or "": write "-memory" there when done
+ *
+ * Return: 0, -ENOENT if there is no memory controller to have, or -errno.
+ */
+int ts_memcg_make(const char *name, char *path, int size, char *subtree, int subsize)
+{
+	char root[256], ctl_path[300], ctl[256];
+
+	path[0] = '\0';
+	subtree[0] = '\0';
+	if (memcg_root(root, sizeof(root)))
+		return -ENOENT;
+	snprintf(ctl_path, sizeof(ctl_path), "%s/cgroup.subtree_control", root);
+	if (ts_read_file(ctl_path, ctl, sizeof(ctl)) < 0)
+		return -EIO;
+	if (!strstr(ctl, "memory")) {
+		if (ts_write_file(ctl_path, "+memory"))
+			return -ENOENT;
+		snprintf(subtree, subsize, "%s", ctl_path);
+	}
+	snprintf(path, size, "%s/%s", root, name);
+	if (mkdir(path, 0755)) {
+		path[0] = '\0';
+		return -errno;
+	}
 	return 0;
 }
 

@@ -140,6 +140,8 @@ int ts_wait_sleeping(pid_t pid);
 int ts_proc_io(pid_t pid, const char *key, uint64_t *val);
 int ts_proc_field(const char *path, const char *key, uint64_t *val);
 uint64_t ts_threads_sum(pid_t pid, const char *key, int *threads);
+int64_t ts_keyed_value(const char *buf, const char *key);
+int ts_memcg_make(const char *name, char *path, int size, char *subtree, int subsize);
 void ts_possible_cpus(char *buf, int size);
 
 /*
