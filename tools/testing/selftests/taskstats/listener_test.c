@@ -16,6 +16,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -23,6 +24,8 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -390,6 +393,169 @@ TEST_F(limits, anyone_holding_a_listening_socket_may_deregister_it)
 	EXPECT_EQ(0, ask(&self->c1, OP_DEREGISTER_ON, 0, "", fd, NULL));
 	EXPECT_FALSE(hears_an_exit_on_cpu0(fd));
 	close(fd);
+}
+
+/* ----------------------------------------------------------------- charges */
+
+#define CHARGED		1000	/* a container's listeners, under its limit of 1024 */
+
+/* What the container's pid 1 measured: see charge_listeners(). */
+struct charged {
+	int err;		/* making the container, or a socket, or registering */
+	int cpus;		/* each listener registered */
+	int64_t before, after;	/* the cgroup's slab, in bytes */
+};
+
+/*
+ * The cgroup's slab_unreclaimable once the statistics settled: the
+ * kernel folds every CPU's updates into them at least every 2 s.
+ */
+static int64_t settled_slab(int cgroup)
+{
+	char buf[8192];
+	int fd;
+	ssize_t n;
+
+	sleep(3);
+	fd = openat(cgroup, "memory.stat", O_RDONLY | O_CLOEXEC);
+	n = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
+	if (fd >= 0)
+		close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	return ts_keyed_value(buf, "slab_unreclaimable");
+}
+
+/* How many CPUs the cpulist @s ("0-3,8") names. */
+static int cpulist_count(const char *s)
+{
+	char *end;
+	int n = 0;
+
+	for (const char *p = s; *p; p = *end ? end + 1 : end) {
+		long first = strtol(p, &end, 10), last = first;
+
+		if (*end == '-')
+			last = strtol(end + 1, &end, 10);
+		n += last - first + 1;
+	}
+	return n;
+}
+
+/*
+ * Joins the memory cgroup @memcg and makes a container (user A's user and
+ * pid namespaces), whose pid 1 opens CHARGED sockets, then registers each
+ * on every CPU, and measures the cgroup's slab before and after the
+ * registrations. Writes what it measured to @out.
+ */
+static void charge_listeners(const char *memcg, int out)
+{
+	static int fds[CHARGED];
+	static struct charged c;
+	char procs[320], pid[16], cpus[256];
+	uint16_t family = 0;
+	int cgroup;
+	pid_t init;
+
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	snprintf(procs, sizeof(procs), "%s/cgroup.procs", memcg);
+	snprintf(pid, sizeof(pid), "%d", getpid());
+	c.err = ts_write_file(procs, pid);
+	cgroup = open(memcg, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (!c.err && (cgroup < 0 ||
+		       setrlimit(RLIMIT_NOFILE, &(struct rlimit){ 2 * CHARGED, 2 * CHARGED })))
+		c.err = -errno;
+	if (!c.err)
+		c.err = container_enter();
+	if (!c.err) {
+		init = fork();
+		if (init < 0)
+			c.err = -errno;
+		if (init > 0) {
+			waitpid(init, NULL, 0);
+			_exit(0);
+		}
+	}
+	for (int i = 0; !c.err && i < CHARGED; i++) {	/* pid 1 */
+		fds[i] = tsnl_open();
+		if (fds[i] < 0)
+			c.err = fds[i];
+		else if (!i)
+			c.err = tsnl_family(fds[0], TASKSTATS_GENL_NAME, &family);
+	}
+	if (!c.err)
+		c.before = settled_slab(cgroup);
+	for (int i = 0; !c.err && i < CHARGED; i++)
+		c.err = ts_register_all(fds[i], family, cpus, sizeof(cpus));
+	if (!c.err) {
+		c.after = settled_slab(cgroup);
+		c.cpus = cpulist_count(cpus);
+	}
+	_exit(write(out, &c, sizeof(c)) == sizeof(c) ? 0 : 1);
+}
+
+FIXTURE(charge) {
+	char memcg[300];
+	char subtree[300];	/* to undo, if we enabled the controller */
+};
+
+FIXTURE_SETUP(charge)
+{
+	char name[32];
+	int err;
+
+	memset(self, 0, sizeof(*self));
+	if (!ts_series_kernel())
+		SKIP(return, "this kernel has no listener rules of its own (no dump)");
+	snprintf(name, sizeof(name), "ts-charge-%d", getpid());
+	err = ts_memcg_make(name, self->memcg, sizeof(self->memcg),
+			    self->subtree, sizeof(self->subtree));
+	if (err == -ENOENT)
+		SKIP(return, "no cgroup2 memory controller");
+	ASSERT_EQ(0, err);
+}
+
+FIXTURE_TEARDOWN(charge)
+{
+	if (self->memcg[0])
+		rmdir(self->memcg);
+	if (self->subtree[0])
+		ts_write_file(self->subtree, "-memory");
+}
+
+/*
+ * What bounds a container's listeners besides their number is its memory
+ * cgroup: a listener and its link to each CPU are charged there. The
+ * container's thousand registrations must raise the cgroup's slab by at
+ * least 64 bytes per listener and per link over what the same sockets
+ * cost unregistered (the objects are larger: 64 is a floor).
+ */
+TEST_F_TIMEOUT(charge, a_containers_listeners_are_charged_to_its_memory_cgroup, 60)
+{
+	static struct charged c;
+	struct pollfd p;
+	int pipefd[2];
+	pid_t maker;
+
+	ASSERT_EQ(0, pipe2(pipefd, O_CLOEXEC));
+	maker = fork();
+	ASSERT_LE(0, maker);
+	if (maker == 0)
+		charge_listeners(self->memcg, pipefd[1]);
+	close(pipefd[1]);
+	p = (struct pollfd){ .fd = pipefd[0], .events = POLLIN };
+	ASSERT_EQ(1, poll(&p, 1, 30000));
+	ASSERT_EQ((ssize_t)sizeof(c), read(pipefd[0], &c, sizeof(c)));
+	close(pipefd[0]);
+	waitpid(maker, NULL, 0);
+	if (c.err == 4)
+		SKIP(return, "cannot create a user namespace");
+	ASSERT_EQ(0, c.err);
+	TH_LOG("%d listeners on %d CPUs: slab %lld -> %lld bytes", CHARGED, c.cpus,
+	       (long long)c.before, (long long)c.after);
+	ASSERT_LE(0, c.before);
+	EXPECT_LE(c.before + (int64_t)CHARGED * (1 + c.cpus) * 64, c.after);
 }
 
 /* ------------------------------------------------------------------- heard */
