@@ -798,6 +798,34 @@ int container_enter(void)
 }
 
 /*
+ * Joins the cgroup directory @cgroup and makes a container
+ * (container_enter()), whose pid 1 is a child. Returns 0 in pid 1, or
+ * -errno or container_enter()'s code in the caller if that failed; the
+ * caller itself never returns once pid 1 runs: it waits for it, then
+ * exits.
+ */
+int container_pid1(const char *cgroup)
+{
+	char procs[320], pid[16];
+	pid_t init;
+	int err;
+
+	snprintf(procs, sizeof(procs), "%s/cgroup.procs", cgroup);
+	snprintf(pid, sizeof(pid), "%d", getpid());
+	err = ts_write_file(procs, pid) ?: container_enter();
+	if (err)
+		return err;
+	init = fork();
+	if (init < 0)
+		return -errno;
+	if (init > 0) {
+		waitpid(init, NULL, 0);
+		_exit(0);
+	}
+	return 0;
+}
+
+/*
  * The container agent: its pid 1 mounts a /proc of its own and serves.
  * The first message on the socket is pid 1's pid in our namespace.
  */

@@ -98,6 +98,7 @@ int send_fd(int sock, const void *buf, size_t len, int fd);
 int recv_fd(int sock, void *buf, size_t len, int *fd);
 void become(uid_t uid);
 int container_enter(void);
+int container_pid1(const char *cgroup);
 void fork_exit_forever(unsigned long *forks);	/* never returns */
 int fork_exits(int n);
 int agent_start(struct agent *a, enum who role, pid_t *init);

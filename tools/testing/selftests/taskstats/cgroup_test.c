@@ -1712,6 +1712,23 @@ static bool proc_io_readable(pid_t pid)
 	return ts_read_file(path, buf, sizeof(buf)) > 0;
 }
 
+/*
+ * For a test's child that reports through a pipe: dumps the cgroup @fd by
+ * pid and by tgid, the results in *@n and *@tgid_n, the ids in @id and
+ * @tgid (MAX_IDS each).
+ */
+static void dump_both(int nl, uint16_t family, int fd, int *n, uint32_t *id,
+		      int *tgid_n, uint32_t *tgid)
+{
+	*n = tsnl_dump_cgroup(nl, family, fd, 0, keep, &got);
+	for (int i = 0; i < got.n && i < MAX_IDS; i++)
+		id[i] = got.rec[i].id;
+	got.n = 0;
+	*tgid_n = tsnl_dump_cgroup(nl, family, fd, TSNL_DUMP_TGID, keep, &got);
+	for (int i = 0; i < got.n && i < MAX_IDS; i++)
+		tgid[i] = got.rec[i].id;
+}
+
 static void dump_as_a(struct world *w, pid_t own, pid_t roots, int out)
 {
 	static struct seen_by_a s;
@@ -1729,13 +1746,7 @@ static void dump_as_a(struct world *w, pid_t own, pid_t roots, int out)
 		s.n = -EIO;
 		s.tgid_n = -EIO;
 	} else {
-		s.n = tsnl_dump_cgroup(nl, family, fd, 0, keep, &got);
-		for (int i = 0; i < got.n && i < MAX_IDS; i++)
-			s.id[i] = got.rec[i].id;
-		got.n = 0;
-		s.tgid_n = tsnl_dump_cgroup(nl, family, fd, TSNL_DUMP_TGID, keep, &got);
-		for (int i = 0; i < got.n && i < MAX_IDS; i++)
-			s.tgid[i] = got.rec[i].id;
+		dump_both(nl, family, fd, &s.n, s.id, &s.tgid_n, s.tgid);
 	}
 	_exit(write(out, &s, sizeof(s)) == sizeof(s) ? 0 : 1);
 }
@@ -1833,37 +1844,21 @@ static void read_cgroup_ids(int dirfd, const char *file, struct ids *s, int *hid
 
 /*
  * Joins the test's cgroup, opens it and makes a container (user A's user
- * and pid namespaces, see container_enter()) whose pid 1 forks a child,
+ * and pid namespaces, see container_pid1()) whose pid 1 forks a child,
  * then reads the cgroup's files and dumps it through the fd opened
  * outside. Writes what pid 1 saw to @out.
  */
 static void dump_in_a_container(struct world *w, int out)
 {
 	static struct seen_in_container s;
-	char pid[16], procs[PATH_BUF + 16];
 	uint16_t family = 0;
 	int fd, nl = -1;
-	pid_t init, kid;
+	pid_t kid;
 
 	close(w->hold[1]);
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
-	snprintf(procs, sizeof(procs), "%s/cgroup.procs", w->dir);
-	snprintf(pid, sizeof(pid), "%d", getpid());
-	s.err = ts_write_file(procs, pid);
 	fd = open(w->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (!s.err && fd < 0)
-		s.err = -errno;
-	if (!s.err)
-		s.err = container_enter();
-	if (!s.err) {
-		init = fork();
-		if (init < 0)
-			s.err = -errno;
-		if (init > 0) {
-			waitpid(init, NULL, 0);
-			_exit(0);
-		}
-	}
+	s.err = fd < 0 ? -errno : container_pid1(w->dir);
 	if (!s.err) {		/* pid 1 */
 		kid = fork();
 		if (kid == 0)
@@ -1876,13 +1871,7 @@ static void dump_in_a_container(struct world *w, int out)
 	if (!s.err) {
 		read_cgroup_ids(fd, "cgroup.threads", &s.threads, &s.hidden_threads);
 		read_cgroup_ids(fd, "cgroup.procs", &s.procs, &s.hidden_procs);
-		s.n = tsnl_dump_cgroup(nl, family, fd, 0, keep, &got);
-		for (int i = 0; i < got.n && i < MAX_IDS; i++)
-			s.id[i] = got.rec[i].id;
-		got.n = 0;
-		s.tgid_n = tsnl_dump_cgroup(nl, family, fd, TSNL_DUMP_TGID, keep, &got);
-		for (int i = 0; i < got.n && i < MAX_IDS; i++)
-			s.tgid[i] = got.rec[i].id;
+		dump_both(nl, family, fd, &s.n, s.id, &s.tgid_n, s.tgid);
 	}
 	/* Pid 1's exit takes its child along. */
 	_exit(write(out, &s, sizeof(s)) == sizeof(s) ? 0 : 1);

@@ -453,30 +453,17 @@ static void charge_listeners(const char *memcg, int out)
 {
 	static int fds[CHARGED];
 	static struct charged c;
-	char procs[320], pid[16], cpus[256];
 	uint16_t family = 0;
+	char cpus[256];
 	int cgroup;
-	pid_t init;
 
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
-	snprintf(procs, sizeof(procs), "%s/cgroup.procs", memcg);
-	snprintf(pid, sizeof(pid), "%d", getpid());
-	c.err = ts_write_file(procs, pid);
 	cgroup = open(memcg, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (!c.err && (cgroup < 0 ||
-		       setrlimit(RLIMIT_NOFILE, &(struct rlimit){ 2 * CHARGED, 2 * CHARGED })))
+	if (cgroup < 0 ||
+	    setrlimit(RLIMIT_NOFILE, &(struct rlimit){ 2 * CHARGED, 2 * CHARGED }))
 		c.err = -errno;
-	if (!c.err)
-		c.err = container_enter();
-	if (!c.err) {
-		init = fork();
-		if (init < 0)
-			c.err = -errno;
-		if (init > 0) {
-			waitpid(init, NULL, 0);
-			_exit(0);
-		}
-	}
+	else
+		c.err = container_pid1(memcg);
 	for (int i = 0; !c.err && i < CHARGED; i++) {	/* pid 1 */
 		fds[i] = tsnl_open();
 		if (fds[i] < 0)
