@@ -88,7 +88,9 @@
  * listener belongs to its socket and receives, on that socket and never
  * on a port id, the exits of the tasks its registrant could read at the
  * moment they exit, with ids of the registrant's namespaces; it is
- * removed when the socket is released. Listeners are kept per pid
+ * removed when the socket is released. A record that cannot be allocated
+ * for a listener is reported to it as a dropped one is (ENOBUFS), and
+ * the listeners after it still get theirs. Listeners are kept per pid
  * namespace, so that an exit costs only the listeners that see it: a
  * container's listeners cost the host's exits nothing. The exit messages
  * are numbered per CPU and pid namespace, so that their numbers tell
@@ -878,6 +880,19 @@ static void listener_send(struct sock *sk, struct sk_buff *skb)
 	if (netlink_attachskb(sk, skb, &timeo, NULL))
 		return;
 	netlink_sendskb(sk, skb);
+}
+
+/*
+ * @sk's listener misses a record that could not be allocated. It learns
+ * so as it would of a record its full queue dropped: ENOBUFS (unless it
+ * set NETLINK_NO_ENOBUFS) and one more drop. The exiting task allocates
+ * with GFP_KERNEL, which can fail for the OOM killer's victim once the
+ * reserves are gone; its exit would otherwise vanish without a trace.
+ */
+static void listener_lost(struct sock *sk)
+{
+	if (!sock_flag(sk, SOCK_DEAD))
+		netlink_overrun(sk);
 }
 
 /* ----------------------------------------------------------- collectors */
@@ -1965,7 +1980,7 @@ static void notify_listeners(struct task_struct *tsk, int group_dead,
 	const struct requester *view = NULL;
 	struct sk_buff *msg = NULL, *skb;
 	struct listener_link *link;
-	bool view_group = false;
+	bool view_group = false, numbered = false;
 	u32 seqnum = 0;
 	u64 seq;
 
@@ -1982,9 +1997,12 @@ static void notify_listeners(struct task_struct *tsk, int group_dead,
 		if (!may_read(rq, tsk, mode))
 			continue;
 		with_group = group && (leader == tsk || may_read(rq, leader, mode));
-		if (!view)	/* the first to hear it */
+		if (!numbered) {	/* the first to hear it */
 			seqnum = atomic_inc_return(&cl->seqnum) - 1;
-		if (!view || view->pid_ns != rq->pid_ns ||
+			numbered = true;
+		}
+		/* A message that failed to build is built again for the next. */
+		if (!msg || view->pid_ns != rq->pid_ns ||
 		    view->cred->user_ns != rq->cred->user_ns ||
 		    view_group != with_group) {
 			nlmsg_free(msg);
@@ -1992,13 +2010,12 @@ static void notify_listeners(struct task_struct *tsk, int group_dead,
 			view_group = with_group;
 			msg = exit_msg(tsk, group_dead, with_group ? group : NULL,
 				       view, seqnum);
-			if (!msg)
-				break;
 		}
-		skb = skb_clone(msg, GFP_KERNEL);
-		if (!skb)
-			break;
-		listener_send(link->l->sk, skb);
+		skb = msg ? skb_clone(msg, GFP_KERNEL) : NULL;
+		if (skb)
+			listener_send(link->l->sk, skb);
+		else
+			listener_lost(link->l->sk);
 	}
 	nlmsg_free(msg);
 }
