@@ -501,7 +501,7 @@ static bool dump_more(int dumps, int most, int secs, const struct timespec *t0)
 static int mover_start(struct world *w, const pid_t *pids, int n,
 		       const char *a, const char *b)
 {
-	char path[2][PATH_BUF + 16], pid[16];
+	char path[2][PATH_BUF + 24], pid[16];	/* a and b: up to PATH_BUF + 8 */
 	pid_t mover;
 
 	snprintf(path[0], sizeof(path[0]), "%s/cgroup.procs", a);
