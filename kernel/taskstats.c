@@ -1868,8 +1868,15 @@ static struct sighand_struct *exiting_sighand(struct task_struct *tsk)
 
 /*
  * signal->stats of a multi-threaded group, allocated on first use; NULL
- * for a single-threaded one (or if the allocation failed, which only
- * costs the group's exit record).
+ * for a single-threaded one.
+ *
+ * The allocation must not fail: the exiting thread's counts have nowhere
+ * else to go, and every later record of the group, GET, dump or exit,
+ * would silently lack them. It is charged to the group's memory cgroup,
+ * where a dying task's charge fails by design at the limit
+ * (try_charge_memcg()), so any user could make a group drop its threads.
+ * __GFP_NOFAIL forces the charge instead: at most one record per group
+ * over the limit.
  */
 static struct taskstats *group_stats(struct task_struct *tsk)
 {
@@ -1883,7 +1890,7 @@ static struct taskstats *group_stats(struct task_struct *tsk)
 	if (stats || thread_group_empty(tsk))
 		return stats;
 
-	new = kmem_cache_zalloc(taskstats_cache, GFP_KERNEL);
+	new = kmem_cache_zalloc(taskstats_cache, GFP_KERNEL | __GFP_NOFAIL);
 	sighand = exiting_sighand(tsk);
 	spin_lock_irqsave(&sighand->siglock, flags);
 	stats = sig->stats;
