@@ -16,6 +16,7 @@
 #include <linux/acct.h>
 #include <linux/cred.h>
 #include <linux/jiffies.h>
+#include <linux/math64.h>
 #include <linux/mm.h>
 #include <linux/pid_namespace.h>
 #include <linux/sched/cputime.h>
@@ -144,11 +145,13 @@ void bacct_add_tsk(struct user_namespace *user_ns,
  * The integrals accumulate pages * ns / 1024 (the shift keeps them from
  * overflowing for centuries of CPU time). The ABI unit is MB-us:
  * pages * PAGE_SIZE * ns / (2^20 * 1000), that is the raw value
- * * PAGE_SIZE / (1024 * 1000).
+ * * (PAGE_SIZE / 1024) / 1000. The product is taken in 96 bits: in 64,
+ * a task of 4 GiB would wrap it after 73 minutes of CPU time, and one
+ * that maps 100 GiB after 3.
  */
 static u64 integral_to_mb_usec(u64 raw)
 {
-	return div_u64(raw * PAGE_SIZE, 1024 * 1000);
+	return mul_u64_u32_div(raw, PAGE_SIZE / 1024, 1000);
 }
 
 static u64 pages_to_kb(unsigned long pages)
