@@ -19,6 +19,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -663,8 +664,12 @@ static int arm_failslab(const char *fn)
 	return err;
 }
 
-/* Drains @fd: whether @pid's record came, and whether ENOBUFS did. */
-static void drain_for(int fd, pid_t pid, bool *heard, bool *lost)
+/*
+ * Drains @fd: whether @pid's record came (into @rec, unless NULL), and
+ * whether ENOBUFS did.
+ */
+static void drain_for(int fd, pid_t pid, bool *heard, bool *lost,
+		      struct taskstats *rec)
 {
 	static char buf[TSNL_BUF_SIZE];
 	static struct tsnl_exit e;
@@ -682,8 +687,11 @@ static void drain_for(int fd, pid_t pid, bool *heard, bool *lost)
 			break;
 		for (h = (void *)buf; NLMSG_OK(h, n); h = NLMSG_NEXT(h, n))
 			if (!tsnl_parse_exit(h, h->nlmsg_len, &e) && e.have_pid &&
-			    e.pid == (uint32_t)pid)
+			    e.pid == (uint32_t)pid) {
 				*heard = true;
+				if (rec)
+					*rec = e.pid_ts;
+			}
 	}
 }
 
@@ -703,7 +711,7 @@ TEST_F(lost, a_record_not_allocated_for_one_listener_is_enobufs_and_the_next_get
 	pid_t child;
 
 	for (int i = 0; i < 2; i++)
-		drain_for(self->l[i], 0, &heard[i], &lost[i]);
+		drain_for(self->l[i], 0, &heard[i], &lost[i], NULL);
 	ASSERT_EQ(0, pipe2(go, O_CLOEXEC));
 	child = fork();
 	ASSERT_LE(0, child);
@@ -726,12 +734,136 @@ TEST_F(lost, a_record_not_allocated_for_one_listener_is_enobufs_and_the_next_get
 	ASSERT_LT(0, ts_read_file(FAILSLAB "/times", times, sizeof(times)));
 	ASSERT_EQ(0, atoi(times)) TH_LOG("no allocation failed: the test proves nothing");
 	for (int i = 0; i < 2; i++)
-		drain_for(self->l[i], child, &heard[i], &lost[i]);
+		drain_for(self->l[i], child, &heard[i], &lost[i], NULL);
 	TH_LOG("listener 0: heard %d, ENOBUFS %d; listener 1: heard %d, ENOBUFS %d",
 	       heard[0], lost[0], heard[1], lost[1]);
 	EXPECT_EQ(1, heard[0] + heard[1]);
 	EXPECT_EQ(1, lost[0] + lost[1]);
 	EXPECT_NE(heard[0], lost[0]);
+}
+
+/* The thread of the test below that exits first: see folded_main(). */
+struct folded {
+	int sleeps;
+	int go;		/* read end: EOF lets the thread exit */
+	int done;	/* write end: the thread's tid, then the leader's 'J' */
+};
+
+static void *folded_thread(void *arg)
+{
+	const struct folded *f = arg;
+	struct timespec nap = { .tv_nsec = 100 * 1000 };
+	pid_t tid = gettid();
+	char c;
+
+	if (ts_write_file("/proc/thread-self/make-it-fail", "1"))
+		return (void *)1;
+	for (int i = 0; i < f->sleeps; i++)
+		nanosleep(&nap, NULL);
+	if (write(f->done, &tid, sizeof(tid)) != sizeof(tid))
+		return (void *)2;
+	return (void *)(long)read(f->go, &c, 1);	/* 0 at EOF */
+}
+
+/*
+ * The process whose first thread exits under failslab: pinned to CPU 0,
+ * where the listeners are, it starts the thread, joins it, says so and
+ * waits for the end of the test (EOF on @end).
+ */
+static int folded_main(struct folded *f, int end)
+{
+	cpu_set_t cpu0;
+	pthread_t t;
+	void *ret;
+	char c = 'J';
+
+	CPU_ZERO(&cpu0);
+	CPU_SET(0, &cpu0);
+	if (sched_setaffinity(0, sizeof(cpu0), &cpu0) ||
+	    pthread_create(&t, NULL, folded_thread, f) ||
+	    pthread_join(t, &ret) || ret)
+		return 1;
+	if (write(f->done, &c, 1) != 1)
+		return 2;
+	return read(end, &c, 1) == 0 ? 0 : 3;
+}
+
+/*
+ * A thread that exits before the rest of its group is folded into the
+ * group's record of exited threads, allocated by its exit. That
+ * allocation must not fail: the thread would be missing from every later
+ * record of the group, and a memory cgroup at its limit fails a dying
+ * task's charge by design, so that any user could arrange it. Here
+ * failslab fails the first allocation the thread's exit may fail: the
+ * group's record is not one of them, the record for one listener is
+ * (which proves failslab was armed for that exit). Upstream loses the
+ * thread.
+ */
+static void thread_exit_under_failslab(struct __test_metadata *_metadata,
+				       const int *l, uint16_t family)
+{
+	struct taskstats t1 = {}, leader, group;
+	struct folded f = { .sleeps = 100 };
+	bool heard[2], lost[2];
+	int go[2], done[2], end[2], nl, status;
+	char buf[TSNL_BUF_SIZE], times[32], c;
+	struct tsnl_reply r;
+	pid_t child, tid;
+
+	for (int i = 0; i < 2; i++)
+		drain_for(l[i], 0, &heard[i], &lost[i], NULL);
+	ASSERT_EQ(0, pipe2(go, O_CLOEXEC));
+	ASSERT_EQ(0, pipe2(done, O_CLOEXEC));
+	ASSERT_EQ(0, pipe2(end, O_CLOEXEC));
+	child = fork();
+	ASSERT_LE(0, child);
+	if (child == 0) {
+		close(go[1]);
+		close(done[0]);
+		close(end[1]);
+		f.go = go[0];
+		f.done = done[1];
+		_exit(folded_main(&f, end[0]));
+	}
+	close(go[0]);
+	close(done[1]);
+	close(end[0]);
+	ASSERT_EQ((ssize_t)sizeof(tid), read(done[0], &tid, sizeof(tid)));
+	ASSERT_EQ(0, arm_failslab("taskstats_exit"));
+	close(go[1]);
+	ASSERT_EQ(1, read(done[0], &c, 1));
+	ASSERT_LT(0, ts_read_file(FAILSLAB "/times", times, sizeof(times)));
+	ASSERT_EQ(0, atoi(times)) TH_LOG("no allocation failed: the test proves nothing");
+	/* The thread's own record, from whichever listener heard it. */
+	drain_for(l[0], tid, &heard[0], &lost[0], &t1);
+	drain_for(l[1], tid, &heard[1], &lost[1], heard[0] ? NULL : &t1);
+	ASSERT_TRUE(heard[0] || heard[1]) TH_LOG("no listener heard the thread's exit");
+
+	nl = tsnl_open();
+	ASSERT_LE(0, nl);
+	ASSERT_EQ(0, tsnl_get(nl, family, TASKSTATS_CMD_ATTR_PID, child, &leader, &r, buf));
+	ASSERT_EQ(0, tsnl_get(nl, family, TASKSTATS_CMD_ATTR_TGID, child, &group, &r, buf));
+	close(nl);
+	close(end[1]);
+	close(done[0]);
+	ASSERT_EQ(child, waitpid(child, &status, 0));
+	ASSERT_EQ(0, status);
+
+	TH_LOG("nvcsw: exited thread %llu, leader %llu, group %llu",
+	       (unsigned long long)t1.nvcsw, (unsigned long long)leader.nvcsw,
+	       (unsigned long long)group.nvcsw);
+	EXPECT_LE((uint64_t)f.sleeps, t1.nvcsw);
+	EXPECT_LE(t1.nvcsw + leader.nvcsw, group.nvcsw);
+	EXPECT_LE(t1.ac_utime + t1.ac_stime + leader.ac_utime + leader.ac_stime,
+		  group.ac_utime + group.ac_stime);
+}
+
+TEST_F(lost, a_thread_exiting_under_failing_allocations_still_counts_in_its_group)
+{
+	/* A copy: without it gcc 12 warns of -Wclobbered in the harness. */
+	int l[2] = { self->l[0], self->l[1] };
+
+	thread_exit_under_failslab(_metadata, l, self->family);
 }
 
 /* ------------------------------------------------------------------- heard */
