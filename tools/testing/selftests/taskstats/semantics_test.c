@@ -1010,4 +1010,222 @@ TEST_F(sem, a_listener_closed_without_deregistering_does_not_block_others)
 	EXPECT_EQ(1, t.pid_records[1]);
 }
 
+/* ------------------------------------------------------------------ limit */
+
+/*
+ * A thread group in a memory cgroup at its limit, next to a filler that
+ * brought it there: memory shared by the test's processes, polled. (A
+ * pipe would not do: its buffer is charged, and fails once the cgroup is
+ * full.)
+ */
+struct limit_shm {
+	int stage;		/* LIMIT_*, stored and loaded atomically */
+	uint64_t runs;		/* the first thread's runqueue arrivals so far */
+	long filled;		/* bytes the filler wrote */
+	int fill_errno;		/* why its last write failed */
+};
+
+enum { LIMIT_READY = 1, LIMIT_FULL, LIMIT_EXIT, LIMIT_JOINED };
+
+#define LIMIT_MAX	(512L << 20)	/* the filler gives up here */
+
+FIXTURE(limit) {
+	int fd;
+	uint16_t family;
+	char delayacct[8];	/* kernel.task_delayacct before, "" if none */
+	char cgroup[256];
+	char subtree[300];	/* where ts_memcg_make() enabled memory */
+	struct limit_shm *shm;
+	pid_t proc, filler;
+	char buf[TSNL_BUF_SIZE];
+};
+
+FIXTURE_SETUP(limit)
+{
+	char name[48], path[320];
+	int err;
+
+	self->shm = mmap(NULL, sizeof(*self->shm), PROT_READ | PROT_WRITE,
+			 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, self->shm);
+	self->fd = tsnl_open();
+	ASSERT_LE(0, self->fd);
+	ASSERT_EQ(0, tsnl_family(self->fd, TASKSTATS_GENL_NAME, &self->family));
+	/* The reference counts a thread's delays only with accounting on. */
+	if (ts_read_file(DELAYACCT, self->delayacct, sizeof(self->delayacct)) > 0)
+		ASSERT_EQ(0, ts_write_file(DELAYACCT, "1"));
+	snprintf(name, sizeof(name), "ts-sem-limit-%d", getpid());
+	err = ts_memcg_make(name, self->cgroup, sizeof(self->cgroup),
+			    self->subtree, sizeof(self->subtree));
+	if (err == -ENOENT)
+		SKIP(return, "no memory controller in cgroup v2");
+	ASSERT_EQ(0, err);
+	snprintf(path, sizeof(path), "%s/memory.swap.max", self->cgroup);
+	if (access(path, F_OK))
+		SKIP(return, "no memory.swap.max: the filler's pages could be swapped out");
+	ASSERT_EQ(0, ts_write_file(path, "0"));
+}
+
+FIXTURE_TEARDOWN(limit)
+{
+	pid_t pids[] = { self->proc, self->filler };
+
+	for (size_t i = 0; i < ARRAY_SIZE(pids); i++) {
+		if (pids[i] <= 0)
+			continue;
+		kill(pids[i], SIGKILL);
+		waitpid(pids[i], NULL, 0);
+	}
+	if (self->cgroup[0])
+		rmdir(self->cgroup);
+	if (self->subtree[0])
+		ts_write_file(self->subtree, "-memory");
+	if (self->delayacct[0])
+		ts_write_file(DELAYACCT, self->delayacct);
+	close(self->fd);
+	munmap(self->shm, sizeof(*self->shm));
+}
+
+static void limit_set(struct limit_shm *shm, int stage)
+{
+	__atomic_store_n(&shm->stage, stage, __ATOMIC_RELEASE);
+}
+
+/* Waits up to 20 s for @shm to reach @stage. */
+static bool limit_reached(struct limit_shm *shm, int stage)
+{
+	struct timespec nap = { .tv_nsec = 1000 * 1000 };
+
+	for (int i = 0; i < 20000; i++) {
+		if (__atomic_load_n(&shm->stage, __ATOMIC_ACQUIRE) >= stage)
+			return true;
+		nanosleep(&nap, NULL);
+	}
+	return false;
+}
+
+/* Joins @cgroup, where the OOM killer is to find nobody to kill. */
+static int limit_join(const char *cgroup)
+{
+	char path[320], pid[16];
+
+	snprintf(path, sizeof(path), "%s/cgroup.procs", cgroup);
+	snprintf(pid, sizeof(pid), "%d", getpid());
+	return ts_write_file("/proc/self/oom_score_adj", "-1000") ||
+	       ts_write_file(path, pid);
+}
+
+/*
+ * The thread that exits first: it sleeps 100 times, reads its runqueue
+ * arrivals (the cpu class's count, schedstat's third field), and exits
+ * when told to, once the cgroup is full.
+ */
+static void *limit_thread(void *arg)
+{
+	struct timespec nap = { .tv_nsec = 100 * 1000 };
+	unsigned long long run, wait, runs;
+	struct limit_shm *shm = arg;
+	char buf[128];
+
+	for (int i = 0; i < 100; i++)
+		nanosleep(&nap, NULL);
+	if (ts_read_file("/proc/thread-self/schedstat", buf, sizeof(buf)) < 0 ||
+	    sscanf(buf, "%llu %llu %llu", &run, &wait, &runs) != 3)
+		return (void *)1;
+	shm->runs = runs;
+	limit_set(shm, LIMIT_READY);
+	while (__atomic_load_n(&shm->stage, __ATOMIC_ACQUIRE) < LIMIT_EXIT)
+		nanosleep(&nap, NULL);
+	return NULL;
+}
+
+static int limit_proc(const char *cgroup, struct limit_shm *shm)
+{
+	pthread_t t;
+	void *ret;
+
+	if (limit_join(cgroup))
+		return 1;
+	if (pthread_create(&t, NULL, limit_thread, shm) || pthread_join(t, &ret) || ret)
+		return 2;
+	limit_set(shm, LIMIT_JOINED);
+	for (;;)
+		pause();
+}
+
+/* Writes a memfd (shmem, charged, unswappable here) until it fails. */
+static int limit_fill(const char *cgroup, struct limit_shm *shm)
+{
+	static char chunk[64 << 10];
+	ssize_t n;
+	int fd;
+
+	memset(chunk, 'x', sizeof(chunk));
+	if (limit_join(cgroup))
+		return 1;
+	fd = memfd_create("ts-sem-limit", MFD_CLOEXEC);
+	if (fd < 0)
+		return 2;
+	do {
+		n = write(fd, chunk, sizeof(chunk));
+		if (n > 0)
+			shm->filled += n;
+	} while (n > 0 && shm->filled < LIMIT_MAX);
+	shm->fill_errno = n < 0 ? errno : 0;
+	limit_set(shm, LIMIT_FULL);
+	for (;;)
+		pause();
+}
+
+/*
+ * The first thread of a group to exit allocates the group's record of
+ * exited threads, charged to the group's memory cgroup. At the cgroup's
+ * limit a dying task's charge fails (after an OOM attempt that finds
+ * nobody to kill here), and with it the record: the thread would be
+ * missing from every later record of its group. A user can bring its
+ * own cgroup there. The group's record must still count the thread's
+ * runqueue arrivals. The reference does not charge the record, and
+ * passes as well.
+ */
+TEST_F_TIMEOUT(limit, a_thread_exiting_at_its_memory_cgroups_limit_still_counts_in_its_group, 60)
+{
+	char path[320], now[32], max[32];
+	struct taskstats leader, group;
+	struct tsnl_reply r;
+
+	self->proc = fork();
+	ASSERT_LE(0, self->proc);
+	if (self->proc == 0)
+		_exit(limit_proc(self->cgroup, self->shm));
+	ASSERT_TRUE(limit_reached(self->shm, LIMIT_READY));
+
+	/* Room for 4 MiB more, which the filler takes. */
+	snprintf(path, sizeof(path), "%s/memory.current", self->cgroup);
+	ASSERT_LT(0, ts_read_file(path, now, sizeof(now)));
+	snprintf(max, sizeof(max), "%lld", atoll(now) + (4LL << 20));
+	snprintf(path, sizeof(path), "%s/memory.max", self->cgroup);
+	ASSERT_EQ(0, ts_write_file(path, max));
+	self->filler = fork();
+	ASSERT_LE(0, self->filler);
+	if (self->filler == 0)
+		_exit(limit_fill(self->cgroup, self->shm));
+	ASSERT_TRUE(limit_reached(self->shm, LIMIT_FULL));
+	TH_LOG("memory.max %s: the filler wrote %ld bytes, then %s", max,
+	       self->shm->filled, strerror(self->shm->fill_errno));
+	ASSERT_EQ(ENOMEM, self->shm->fill_errno);
+
+	limit_set(self->shm, LIMIT_EXIT);
+	ASSERT_TRUE(limit_reached(self->shm, LIMIT_JOINED));
+	ASSERT_EQ(0, tsnl_get(self->fd, self->family, TASKSTATS_CMD_ATTR_PID,
+			      self->proc, &leader, &r, self->buf));
+	ASSERT_EQ(0, tsnl_get(self->fd, self->family, TASKSTATS_CMD_ATTR_TGID,
+			      self->proc, &group, &r, self->buf));
+	TH_LOG("cpu_count: exited thread >= %llu, leader %llu, group %llu",
+	       (unsigned long long)self->shm->runs,
+	       (unsigned long long)leader.cpu_count,
+	       (unsigned long long)group.cpu_count);
+	ASSERT_LE(100ULL, self->shm->runs);
+	EXPECT_LE(self->shm->runs + leader.cpu_count, group.cpu_count);
+}
+
 TEST_HARNESS_MAIN
