@@ -16,7 +16,10 @@
  * A thread group's record is the sum over its live threads plus the sum
  * over its threads that already exited. The latter is kept in
  * signal->stats, allocated when the first thread of a multi-threaded group
- * exits.
+ * exits. An exiting thread moves from the first sum to the second when
+ * taskstats_exit() folds it in, under the siglock every reader of the
+ * group holds, although it stays in the thread list until exit_notify():
+ * it counts once, whenever the group is read.
  *
  * Every request is handled in four steps, kept apart on purpose: parse the
  * attributes, size the reply, lay out each record's attributes, collect
@@ -962,8 +965,9 @@ static void group_add_times(struct taskstats *stats,
 
 /*
  * Sums the group of @leader: its exited threads (signal->stats, a zombie
- * leader included) plus its live ones. siglock keeps the thread list
- * still; the caller's reference keeps @leader.
+ * leader included) plus its live ones, those not folded into the former
+ * yet. siglock keeps the thread list and the folds still; the caller's
+ * reference keeps @leader.
  */
 static int group_sum(struct task_struct *leader, struct taskstats *stats)
 {
@@ -978,7 +982,7 @@ static int group_sum(struct task_struct *leader, struct taskstats *stats)
 		memcpy(stats, leader->signal->stats, sizeof(*stats));
 	now_ns = ktime_get_ns();
 	for_each_thread(leader, t)
-		if (!t->exit_state)
+		if (!t->exit_state && !t->taskstats_folded)
 			group_add_thread(stats, &times, t, now_ns);
 	unlock_task_sighand(leader, &flags);
 	group_add_times(stats, &times);
@@ -1906,7 +1910,14 @@ static struct taskstats *group_stats(struct task_struct *tsk)
 	return stats;
 }
 
-/* Folds the exiting thread into its group's record of exited threads. */
+/*
+ * Folds the exiting thread into its group's record of exited threads and
+ * marks it so, in one siglock section. The thread then closes its files
+ * and more before it leaves the thread list (a file's flush can hold it
+ * there at will); without the mark group_sum() would count it twice
+ * meanwhile. The mark is set once, by the thread itself in do_exit(),
+ * after which it never forks: no child inherits it.
+ */
 static void group_fold_exit(struct task_struct *tsk, struct taskstats *group)
 {
 	struct sighand_struct *sighand = exiting_sighand(tsk);
@@ -1916,6 +1927,7 @@ static void group_fold_exit(struct task_struct *tsk, struct taskstats *group)
 	spin_lock_irqsave(&sighand->siglock, flags);
 	group_add_thread(group, &times, tsk, ktime_get_ns());
 	group_add_times(group, &times);
+	tsk->taskstats_folded = 1;
 	spin_unlock_irqrestore(&sighand->siglock, flags);
 }
 
