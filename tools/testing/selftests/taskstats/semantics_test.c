@@ -7,6 +7,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -16,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -828,6 +830,84 @@ TEST_F_TIMEOUT(group, record_leaves_every_other_field_zero, 120)
 
 	variant->view(_metadata, &self->sem, &v);
 	expect_zeros(_metadata, &v);
+}
+
+/* Descriptors the exiting thread closes as it exits. */
+#define FOLD_FDS	262144
+
+/* The thread of a_thread_is_counted_once_while_it_exits. */
+struct fold_thread {
+	pid_t tid;
+	int err;	/* errno of its setup, or 0 */
+	int exiting;	/* set when it is about to exit */
+};
+
+/*
+ * Sleeps 200 times (200 voluntary switches), then gives itself a file
+ * table of its own holding FOLD_FDS descriptors and exits: it closes
+ * them in exit_files(), after taskstats_exit() and before it leaves the
+ * thread list, which keeps it a while between the two.
+ */
+static void *fold_thread_main(void *arg)
+{
+	struct timespec nap = { .tv_nsec = 100 * 1000 };
+	struct fold_thread *ft = arg;
+	int fd;
+
+	ft->tid = syscall(SYS_gettid);
+	for (int i = 0; i < 200; i++)
+		nanosleep(&nap, NULL);
+	fd = unshare(CLONE_FILES) ? -1 : open("/dev/null", O_RDONLY);
+	for (int i = fd + 1; fd >= 0 && i < FOLD_FDS; i++)
+		if (dup2(fd, i) < 0)
+			fd = -1;
+	ft->err = fd < 0 ? errno : 0;
+	__atomic_store_n(&ft->exiting, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+/*
+ * An exiting thread is folded into its group's record of exited threads
+ * when it is accounted, but stays in the thread list until it has
+ * closed its files and more; a TGID GET in between must count it once,
+ * not as exited and as live. A group's counts only grow: no GET while
+ * the thread exits may show more voluntary switches than one after.
+ * The reference counts the thread twice in between.
+ */
+TEST_F_TIMEOUT(sem, a_thread_is_counted_once_in_its_group_while_it_exits, 120)
+{
+	struct rlimit fds = { FOLD_FDS, FOLD_FDS };
+	struct timespec nap = { .tv_nsec = 1000 * 1000 };
+	struct fold_thread ft = {};
+	unsigned long long most = 0;
+	struct taskstats ts;
+	struct tsnl_reply r;
+	pthread_t t;
+	int gets = 0;
+
+	if (!ts_series_kernel())
+		SKIP(return, "the reference counts an exiting thread twice until it is gone");
+	ASSERT_EQ(0, setrlimit(RLIMIT_NOFILE, &fds));
+	ASSERT_EQ(0, pthread_create(&t, NULL, fold_thread_main, &ft));
+	while (!__atomic_load_n(&ft.exiting, __ATOMIC_ACQUIRE))
+		nanosleep(&nap, NULL);
+	ASSERT_EQ(0, ft.err);
+	/* Until the thread has left the thread list. */
+	while (!syscall(SYS_tgkill, getpid(), ft.tid, 0)) {
+		ASSERT_EQ(0, tsnl_get(self->fd, self->family, TASKSTATS_CMD_ATTR_TGID,
+				      getpid(), &ts, &r, self->buf));
+		if (ts.nvcsw > most)
+			most = ts.nvcsw;
+		gets++;
+	}
+	ASSERT_EQ(ESRCH, errno);
+	ASSERT_EQ(0, pthread_join(t, NULL));
+	ASSERT_EQ(0, tsnl_get(self->fd, self->family, TASKSTATS_CMD_ATTR_TGID,
+			      getpid(), &ts, &r, self->buf));
+	TH_LOG("nvcsw: at most %llu in %d GETs while the thread exited, %llu after",
+	       most, gets, (unsigned long long)ts.nvcsw);
+	ASSERT_LE(200ULL, ts.nvcsw);
+	EXPECT_LE(most, ts.nvcsw);
 }
 
 /* Forks a child that exits at once. */
