@@ -835,7 +835,7 @@ TEST_F_TIMEOUT(group, record_leaves_every_other_field_zero, 120)
 /* Descriptors the exiting thread closes as it exits. */
 #define FOLD_FDS	262144
 
-/* The thread of a_thread_is_counted_once_while_it_exits. */
+/* The thread of a_thread_is_counted_once_in_its_group_while_it_exits. */
 struct fold_thread {
 	pid_t tid;
 	int err;	/* errno of its setup, or 0 */
