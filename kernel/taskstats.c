@@ -1001,6 +1001,39 @@ static int collect_group(struct task_struct *leader, struct taskstats *stats)
 }
 
 /*
+ * How long a dump's later part waits for an exec to release a task's
+ * exec_update_lock: an ordinary exec holds it for far less.
+ */
+#define EXEC_WAIT	(HZ / 10)
+
+/*
+ * Takes @lock, a task's exec_update_lock, for reading. No request waits
+ * for an exec as long as it holds the lock, which is as long as its old
+ * mm's pending AIO takes (mmput() waits for it, on a FUSE file as long as
+ * its server likes). A GET, and a dump's first part, run under
+ * genetlink's cb_lock, which every family's registration takes for
+ * writing, and the requests of every family queue behind that writer: an
+ * exec gives them -EAGAIN at once (unless @may_wait). A dump's later
+ * parts run from recvmsg(), outside cb_lock but under the socket's dump
+ * mutex, which a new request on that socket takes under cb_lock, without
+ * a timeout: the same stall, one lock removed. They wait EXEC_WAIT, then
+ * give -EAGAIN too; -EINTR on a fatal signal.
+ */
+static int exec_lock_read(struct rw_semaphore *lock, bool may_wait)
+{
+	unsigned long give_up = jiffies + EXEC_WAIT;
+
+	while (!down_read_trylock(lock)) {
+		if (!may_wait || time_after(jiffies, give_up))
+			return -EAGAIN;
+		schedule_timeout_killable(1);
+		if (fatal_signal_pending(current))
+			return -EINTR;
+	}
+	return 0;
+}
+
+/*
  * Collects the record of @tsk, found by pid number @nr, or of its thread
  * group if @group (@tsk is then its leader), if @rq may read it. As for
  * /proc/PID/io, the check and the collection are made under
@@ -1008,14 +1041,7 @@ static int collect_group(struct task_struct *leader, struct taskstats *stats)
  * moment ago a setuid program. The initial namespace's admin reads
  * everything and takes no lock.
  *
- * Unless @may_wait, an exec holding the lock gives -EAGAIN at once. A
- * GET, and a dump's first part, run under genetlink's cb_lock, which
- * every family's registration takes for writing: an exec can hold the
- * lock for as long as its old mm's pending AIO takes (mmput() waits for
- * it, on a FUSE file as long as its server likes), and a requester
- * waiting there would hold up the requests of every family behind that
- * writer. The later parts of a dump run from recvmsg(), outside cb_lock,
- * and wait as /proc/PID/io does.
+ * See exec_lock_read() for what an exec holding the lock gives.
  *
  * -ESRCH if @tsk was reaped, or if it no longer has the pid @nr: a
  * thread's exec gives it its leader's pid (de_thread()), and a record
@@ -1031,13 +1057,9 @@ static int read_record(const struct requester *rq, struct task_struct *tsk,
 	if (!rq->admin) {
 		if (!may_open(rq, tsk, mode))
 			return -EPERM;
-		if (may_wait) {
-			ret = down_read_killable(exec_lock);
-			if (ret)
-				return ret;
-		} else if (!down_read_trylock(exec_lock)) {
-			return -EAGAIN;
-		}
+		ret = exec_lock_read(exec_lock, may_wait);
+		if (ret)
+			return ret;
 		if (!may_read(rq, tsk, mode)) {
 			ret = -EPERM;
 			goto out;
@@ -1742,7 +1764,7 @@ static int taskstats_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 		if (ret) {
 			nlmsg_cancel(skb, msg.nlh);
 			if (ret == -EAGAIN && records) {
-				/* Mid-exec: the next part may wait for it. */
+				/* Mid-exec: the next part waits a moment. */
 				dump_back(ctx);
 				full = true;
 				break;
