@@ -864,10 +864,28 @@ static int dump_stuck_exec_first(int fd, uint16_t family, pid_t other)
 	return NEVER_MET;
 }
 
+/* Whether the exec still holds its lock: a GET of it on a socket of its own. */
+static int exec_still_runs(uint16_t family)
+{
+	static char buf[TSNL_BUF_SIZE];
+	struct tsnl_reply r;
+	struct taskstats ts;
+	int fd = tsnl_open(), err;
+
+	if (fd < 0)
+		return GET_FAILED;
+	err = tsnl_get(fd, family, TASKSTATS_CMD_ATTR_PID, stuck, &ts, &r, buf);
+	close(fd);
+	if (err == -EAGAIN)
+		return MET_EXEC;
+	return !err && !strcmp(ts.ac_comm, "sleep") ? WAITED : GET_FAILED;
+}
+
 /*
  * Once a GET met the exec, a dump: its first part ends at the exec,
- * after the record before it; a later part waits the exec out and sends
- * its record, named for the new program, once.
+ * after the record before it; the next part waits a moment, finds the
+ * exec still there and ends the dump with EAGAIN, long before the exec
+ * is done.
  */
 static int dump_stuck_exec_after(int fd, uint16_t family, pid_t other)
 {
@@ -876,10 +894,95 @@ static int dump_stuck_exec_after(int fd, uint16_t family, pid_t other)
 
 	if (ret)
 		return ret;
-	if (dump_stuck(fd, family, &s) < 0)
+	if (dump_stuck(fd, family, &s) != -EAGAIN)
+		return DUMP_WRONG;
+	if (s.seen.count[before] != 1 || s.seen.count[stuck])
+		return DUMP_WRONG;
+	return exec_still_runs(family);
+}
+
+/* The reader of a dump's first part, whose recvmsg() makes the next. */
+struct part_reader {
+	int fd;
+	uint32_t seq;
+	struct stuck_seen seen;
+	pid_t tid;
+	int ret;
+	bool done;
+};
+
+static void *read_first_part(void *arg)
+{
+	struct part_reader *p = arg;
+	bool done;
+
+	__atomic_store_n(&p->tid, gettid(), __ATOMIC_RELEASE);
+	p->ret = tsnl_dump_part(p->fd, p->seq, stuck_record, &p->seen, NULL,
+				&done);
+	__atomic_store_n(&p->done, true, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+/*
+ * The attack on the socket's dump mutex: one thread reads a dump's first
+ * part, and its recvmsg() goes on to make the next part, which meets the
+ * exec; meanwhile another thread asks for a new dump on the same socket,
+ * which takes that mutex under genetlink's cb_lock. Had the part waited
+ * for the exec, the request would have held cb_lock as long, and a family
+ * registering meanwhile every genetlink request behind it. The request
+ * must be answered while the exec still runs.
+ */
+static int dump_request_beside_a_waiting_part(int fd, uint16_t family,
+					      pid_t other)
+{
+	static struct part_reader p;
+	struct tsnl_msg m;
+	pthread_t reader;
+	int ret = get_until_the_exec(fd, family);
+
+	if (ret)
+		return ret;
+	seen_reset(&p.seen.seen, false);
+	tsnl_msg_init(&m, family, TASKSTATS_CMD_GET, NLM_F_DUMP);
+	if (tsnl_send(fd, &m))
 		return DUMP_FAILED;
-	return s.seen.count[before] == 1 && s.seen.count[stuck] == 1 &&
-	       s.seen.count[getpid()] == 1 && !strcmp(s.comm, "sleep") ? 0 : DUMP_WRONG;
+	p.fd = fd;
+	p.seq = m.nlh.nlmsg_seq;
+	if (pthread_create(&reader, NULL, read_first_part, &p))
+		return DUMP_FAILED;
+	/* Until the part waits for the exec (D), or has given up on it. */
+	for (int i = 0; i < 5000; i++) {
+		pid_t tid = __atomic_load_n(&p.tid, __ATOMIC_ACQUIRE);
+
+		if (__atomic_load_n(&p.done, __ATOMIC_ACQUIRE) ||
+		    (tid && ts_proc_state(tid) == 'D'))
+			break;
+		usleep(1000);
+	}
+	tsnl_msg_init(&m, family, TASKSTATS_CMD_GET, NLM_F_DUMP);
+	if (tsnl_send(fd, &m))
+		return DUMP_FAILED;
+	ret = exec_still_runs(family);
+	pthread_join(reader, NULL);
+	if (ret)
+		return ret;
+	if (p.ret < 1 || p.seen.seen.count[before] != 1 || p.seen.seen.count[stuck])
+		return DUMP_WRONG;
+	return 0;
+}
+
+/* A task of nobody's, forked before the exec: a record before it. */
+static pid_t nobodys_sleeper_start(void)
+{
+	pid_t pid = fork();
+
+	if (pid)
+		return pid;
+	if (setresgid(65534, 65534, 65534) || setresuid(65534, 65534, 65534))
+		_exit(1);
+	prctl(PR_SET_DUMPABLE, 1);
+	for (;;)
+		pause();
 }
 
 FIXTURE(stuck) {
@@ -935,21 +1038,29 @@ TEST_F_TIMEOUT(stuck, dump_meeting_an_exec_before_any_record_ends_with_eagain, 1
 	EXPECT_EQ(MET_EXEC, ts_as_nobody(dump_stuck_exec_first, self->family, 0));
 }
 
-TEST_F_TIMEOUT(stuck, dump_meeting_an_exec_after_a_record_lists_it_once_the_exec_is_done, 120)
+/*
+ * The part after the first runs from recvmsg(), under the socket's dump
+ * mutex: it waits a moment for an exec, not as long as the exec likes.
+ */
+TEST_F_TIMEOUT(stuck, dump_meeting_a_long_exec_after_a_record_ends_with_eagain_before_it, 120)
 {
-	self->sleeper = fork();
-	ASSERT_LE(0, self->sleeper);
-	if (self->sleeper == 0) {
-		if (setresgid(65534, 65534, 65534) || setresuid(65534, 65534, 65534))
-			_exit(1);
-		prctl(PR_SET_DUMPABLE, 1);
-		for (;;)
-			pause();
-	}
+	self->sleeper = nobodys_sleeper_start();
+	ASSERT_LT(0, self->sleeper);
 	before = self->sleeper;
 	stuck = stuck_exec_start();
 	ASSERT_LT(0, stuck);
-	EXPECT_EQ(0, ts_as_nobody(dump_stuck_exec_after, self->family, 0));
+	EXPECT_EQ(MET_EXEC, ts_as_nobody(dump_stuck_exec_after, self->family, 0));
+}
+
+TEST_F_TIMEOUT(stuck, request_on_a_socket_whose_dump_met_a_long_exec_is_answered_before_it, 120)
+{
+	self->sleeper = nobodys_sleeper_start();
+	ASSERT_LT(0, self->sleeper);
+	before = self->sleeper;
+	stuck = stuck_exec_start();
+	ASSERT_LT(0, stuck);
+	EXPECT_EQ(MET_EXEC, ts_as_nobody(dump_request_beside_a_waiting_part,
+					 self->family, 0));
 }
 
 TEST_F(ext, unprivileged_listener_registration_stays_eperm)
