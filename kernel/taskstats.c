@@ -51,7 +51,8 @@
  * could read the task's /proc/PID/io, the privileged admin aside:
  *
  *  - CAP_NET_ADMIN in the initial user namespace reads every task the
- *    requester's pid namespace shows;
+ *    requester's pid namespace shows, with the I/O counters rounded down
+ *    to KiB as mainline gives them, unless it also has CAP_SYS_PTRACE;
  *  - anyone else, a container's root included, reads the tasks whose io
  *    file it could open (own it, or CAP_DAC_OVERRIDE or
  *    CAP_DAC_READ_SEARCH with the owner mapped in its user namespace; the
@@ -247,6 +248,7 @@ struct requester {
 	const struct cred *opener;	/* NULL: the same as @cred */
 	struct pid_namespace *pid_ns;
 	bool admin;		/* CAP_NET_ADMIN in the initial user namespace */
+	bool io_exact;		/* gets the I/O counters unrounded */
 };
 
 /* The credentials of whoever opened the socket @skb was sent on. */
@@ -258,18 +260,18 @@ static const struct cred *opener_cred(const struct sk_buff *skb)
 }
 
 /*
- * netlink_capable(@skb, CAP_NET_ADMIN), unaudited: a requester without
- * the capability is refused nothing here, only judged task by task, so
- * its lack is no denial for an LSM to log. A use is still marked
+ * netlink_capable(@skb, @cap), unaudited: a requester without the
+ * capability is refused nothing here, only judged task by task or given
+ * less, so its lack is no denial for an LSM to log. A use is still marked
  * (PF_SUPERPRIV), as upstream's GENL_ADMIN_PERM marked every GET.
  */
-static bool requester_admin(const struct sk_buff *skb,
-			    const struct cred *opener)
+static bool requester_capable(const struct sk_buff *skb,
+			      const struct cred *opener, int cap)
 {
 	if (!(NETLINK_CB(skb).flags & NETLINK_SKB_DST) &&
-	    security_capable(opener, &init_user_ns, CAP_NET_ADMIN, CAP_OPT_NOAUDIT))
+	    security_capable(opener, &init_user_ns, cap, CAP_OPT_NOAUDIT))
 		return false;
-	return ns_capable_noaudit(&init_user_ns, CAP_NET_ADMIN);
+	return ns_capable_noaudit(&init_user_ns, cap);
 }
 
 /*
@@ -287,7 +289,18 @@ static void requester_init(struct requester *rq, const struct sk_buff *skb)
 	rq->opener = opener == rq->cred ||
 		     (NETLINK_CB(skb).flags & NETLINK_SKB_DST) ? NULL : opener;
 	rq->pid_ns = task_active_pid_ns(current);
-	rq->admin = requester_admin(skb, opener);
+	rq->admin = requester_capable(skb, opener, CAP_NET_ADMIN);
+	/*
+	 * Exact I/O counters of another user's task are a side channel
+	 * (CVE-2011-2494: keystrokes through wchar), which /proc/PID/io
+	 * closes with ptrace read access and mainline's taskstats dulled by
+	 * rounding every counter down to KiB. Anyone else reads only what
+	 * /proc would show it; the admin reads every task, so it gets them
+	 * exactly only with CAP_SYS_PTRACE, with which it could ptrace any
+	 * task anyway, and rounded as mainline had them without.
+	 */
+	rq->io_exact = !rq->admin ||
+		       requester_capable(skb, opener, CAP_SYS_PTRACE);
 }
 
 /* For a requester that outlives its request: a dump or a listener. */
@@ -741,8 +754,8 @@ static void listener_drop(struct listener *l)
  */
 static bool same_requester(const struct requester *a, const struct requester *b)
 {
-	if (a->admin != b->admin || a->pid_ns != b->pid_ns ||
-	    a->cred->user_ns != b->cred->user_ns)
+	if (a->admin != b->admin || a->io_exact != b->io_exact ||
+	    a->pid_ns != b->pid_ns || a->cred->user_ns != b->cred->user_ns)
 		return false;
 	return a->admin || (a->cred == b->cred && a->opener == b->opener);
 }
@@ -911,18 +924,32 @@ static void exe_add_tsk(struct taskstats *stats, struct task_struct *tsk)
 	fput(exe_file);
 }
 
-/* Everything we know about one task, ids as seen from @user_ns/@pid_ns. */
+/* The I/O counters as mainline reports them: rounded down to KiB. */
+static void round_io(struct taskstats *stats)
+{
+	stats->read_char = round_down(stats->read_char, 1024);
+	stats->write_char = round_down(stats->write_char, 1024);
+	stats->read_syscalls = round_down(stats->read_syscalls, 1024);
+	stats->write_syscalls = round_down(stats->write_syscalls, 1024);
+	stats->read_bytes = round_down(stats->read_bytes, 1024);
+	stats->write_bytes = round_down(stats->write_bytes, 1024);
+	stats->cancelled_write_bytes =
+		round_down(stats->cancelled_write_bytes, 1024);
+}
+
+/* Everything @rq may know about one task, ids as @rq sees them. */
 static void collect_task(struct taskstats *stats, struct task_struct *tsk,
-			 struct user_namespace *user_ns,
-			 struct pid_namespace *pid_ns)
+			 const struct requester *rq)
 {
 	memset(stats, 0, sizeof(*stats));
 	stats->version = TASKSTATS_VERSION;
 	delayacct_add_tsk(stats, tsk);
-	bacct_add_tsk(user_ns, pid_ns, stats, tsk);
+	bacct_add_tsk(rq->cred->user_ns, rq->pid_ns, stats, tsk);
 	stats->nvcsw = tsk->nvcsw;
 	stats->nivcsw = tsk->nivcsw;
 	xacct_add_tsk(stats, tsk);
+	if (!rq->io_exact)
+		round_io(stats);
 	exe_add_tsk(stats, tsk);
 }
 
@@ -1068,7 +1095,7 @@ static int read_record(const struct requester *rq, struct task_struct *tsk,
 	if (group) {
 		ret = collect_group(tsk, stats);
 	} else {
-		collect_task(stats, tsk, rq->cred->user_ns, rq->pid_ns);
+		collect_task(stats, tsk, rq);
 		/* Reaped meanwhile (its ids read as 0), or renumbered. */
 		if (!pid_alive(tsk) || stats->ac_pid != nr)
 			ret = -ESRCH;
@@ -1974,7 +2001,7 @@ static struct sk_buff *exit_msg(struct task_struct *tsk, int group_dead,
 			 task_pid_nr_ns(tsk, rq->pid_ns), &msg);
 	if (!stats)
 		goto fail;
-	collect_task(stats, tsk, rq->cred->user_ns, rq->pid_ns);
+	collect_task(stats, tsk, rq);
 	if (group_dead)
 		stats->ac_flag |= AGROUP;
 	if (group) {
@@ -2005,8 +2032,8 @@ fail:
  * other listener of the tasks it could read, and of the group's record
  * (@group, when @tsk is the last of a multi-threaded group) only if it
  * could read the leader, as a TGID GET judges it. Listeners sharing
- * namespaces and that verdict (usually all of them) share one message,
- * cloned.
+ * namespaces, that verdict and the I/O counters' precision (usually all
+ * of them) share one message, cloned.
  *
  * Each CPU of each namespace numbers the exits its listeners hear
  * (nlmsg_seq): a number of the namespace's own, so that a gap tells a
@@ -2045,6 +2072,7 @@ static void notify_listeners(struct task_struct *tsk, int group_dead,
 		/* A message that failed to build is built again for the next. */
 		if (!msg || view->pid_ns != rq->pid_ns ||
 		    view->cred->user_ns != rq->cred->user_ns ||
+		    view->io_exact != rq->io_exact ||
 		    view_group != with_group) {
 			nlmsg_free(msg);
 			view = rq;
