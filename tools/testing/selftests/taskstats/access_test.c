@@ -307,6 +307,82 @@ TEST_F(admin, a_user_with_cap_net_admin_alone_dumps_a_process_proc_hides_from_it
 	EXPECT_EQ(1, ask(&self->requester, OP_DUMP_TGID, 0, "ts_target", self->target, NULL));
 }
 
+/*
+ * Exact I/O counters of another user's task are the side channel that
+ * /proc closes with ptrace access (CVE-2011-2494). The admin reads past
+ * /proc, so without CAP_SYS_PTRACE it gets them rounded down to KiB, as
+ * mainline gives them to every admin (so these run on the reference
+ * too). The target wrote its pid into a pipe: counts below a KiB, which
+ * rounding turns into 0, and /proc (read here, as root) has them exactly.
+ */
+static void io_truth(struct __test_metadata *_metadata, int pidfd,
+		     uint64_t *wchar, uint64_t *syscw)
+{
+	pid_t pid = pidfd_local(pidfd);
+
+	ASSERT_EQ(0, ts_proc_io(pid, "wchar", wchar));
+	ASSERT_EQ(0, ts_proc_io(pid, "syscw", syscw));
+	/* What rounding changes, or the tests below could not fail. */
+	ASSERT_NE(0ULL, *wchar % 1024);
+	ASSERT_NE(0ULL, *syscw % 1024);
+}
+
+TEST_F(admin, a_user_with_cap_net_admin_alone_gets_io_counters_rounded_to_kib)
+{
+	uint64_t wchar, syscw;
+
+	io_truth(_metadata, self->target, &wchar, &syscw);
+	EXPECT_EQ((int)(wchar & ~1023ULL), ask(&self->requester, OP_IDS, IDS_WCHAR,
+					       "", self->target, NULL));
+	EXPECT_EQ((int)(syscw & ~1023ULL), ask(&self->requester, OP_IDS, IDS_SYSCW,
+					       "", self->target, NULL));
+}
+
+TEST_F(admin, a_user_with_cap_net_admin_alone_hears_io_counters_rounded_to_kib)
+{
+	uint64_t wchar, syscw;
+
+	io_truth(_metadata, self->target, &wchar, &syscw);
+	ASSERT_EQ(0, ask(&self->requester, OP_LISTEN, 0, "", -1, NULL));
+	ASSERT_EQ(0, syscall(SYS_pidfd_send_signal, self->target, SIGKILL, NULL, 0));
+	ASSERT_EQ(1, ask(&self->requester, OP_HEARD, 0, "ts_target", self->target, NULL));
+	EXPECT_EQ((int)(wchar & ~1023ULL), ask(&self->requester, OP_HEARD_IDS, IDS_WCHAR,
+					       "", -1, NULL));
+	EXPECT_EQ((int)(syscw & ~1023ULL), ask(&self->requester, OP_HEARD_IDS, IDS_SYSCW,
+					       "", -1, NULL));
+}
+
+/* A GET of @pid by this process, root. */
+static int get_as_root(pid_t pid, struct taskstats *ts)
+{
+	static char buf[TSNL_BUF_SIZE];
+	struct tsnl_reply r;
+	uint16_t family;
+	int fd = tsnl_open(), err;
+
+	if (fd < 0)
+		return fd;
+	err = tsnl_family(fd, TASKSTATS_GENL_NAME, &family);
+	if (!err)
+		err = tsnl_get(fd, family, TASKSTATS_CMD_ATTR_PID, pid, ts, &r, buf);
+	close(fd);
+	return err;
+}
+
+/* Root has CAP_SYS_PTRACE: the counters as /proc has them. */
+TEST_F(admin, root_gets_io_counters_exactly)
+{
+	static struct taskstats ts;
+	uint64_t wchar, syscw;
+
+	if (!ts_series_kernel())
+		SKIP(return, "mainline rounds the I/O counters down to KiB for everyone");
+	io_truth(_metadata, self->target, &wchar, &syscw);
+	ASSERT_EQ(0, get_as_root(pidfd_local(self->target), &ts));
+	EXPECT_EQ(wchar, ts.write_char);
+	EXPECT_EQ(syscw, ts.write_syscalls);
+}
+
 /* ------------------------------------------------------ exec and threads */
 
 FIXTURE(alone) {

@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
+#include <limits.h>
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
@@ -246,7 +247,13 @@ static int heard(const char *name, int what, int *aux, int pidfd)
 	return 1;
 }
 
-/* The id @which (IDS_*) of record @ts; -EINVAL for another @which. */
+/* A counter as a reply: -EOVERFLOW where an int cannot hold it. */
+static int counter_reply(uint64_t v)
+{
+	return v > INT_MAX ? -EOVERFLOW : (int)v;
+}
+
+/* The field @which (IDS_*) of record @ts; -EINVAL for another @which. */
 static int record_id(const struct taskstats *ts, int which)
 {
 	switch (which) {
@@ -258,6 +265,10 @@ static int record_id(const struct taskstats *ts, int which)
 		return ts->ac_pid;
 	case IDS_PPID:
 		return ts->ac_ppid;
+	case IDS_WCHAR:
+		return counter_reply(ts->write_char);
+	case IDS_SYSCW:
+		return counter_reply(ts->write_syscalls);
 	}
 	return -EINVAL;
 }

@@ -53,12 +53,17 @@ enum op {
 	OP_BECOME_B_WITH,	/* root becomes user B keeping the arg mask's caps */
 };
 
-/* The ids of a record, as the requester's namespaces translate them. */
+/*
+ * The ids of a record, as the requester's namespaces translate them, and
+ * two I/O counters, whose precision depends on the requester too.
+ */
 enum id_field {
 	IDS_UID,
 	IDS_GID,
 	IDS_PID,
 	IDS_PPID,
+	IDS_WCHAR,	/* write_char */
+	IDS_SYSCW,	/* write_syscalls */
 };
 
 /*
