@@ -1038,27 +1038,30 @@ TEST_F_TIMEOUT(stuck, dump_meeting_an_exec_before_any_record_ends_with_eagain, 1
 	EXPECT_EQ(MET_EXEC, ts_as_nobody(dump_stuck_exec_first, self->family, 0));
 }
 
+/* Nobody's sleeper in *@sleeper, a record before the exec; then the exec. */
+static void stuck_after_a_sleeper(struct __test_metadata *_metadata,
+				  pid_t *sleeper)
+{
+	*sleeper = nobodys_sleeper_start();
+	ASSERT_LT(0, *sleeper);
+	before = *sleeper;
+	stuck = stuck_exec_start();
+	ASSERT_LT(0, stuck);
+}
+
 /*
  * The part after the first runs from recvmsg(), under the socket's dump
  * mutex: it waits a moment for an exec, not as long as the exec likes.
  */
 TEST_F_TIMEOUT(stuck, dump_meeting_a_long_exec_after_a_record_ends_with_eagain_before_it, 120)
 {
-	self->sleeper = nobodys_sleeper_start();
-	ASSERT_LT(0, self->sleeper);
-	before = self->sleeper;
-	stuck = stuck_exec_start();
-	ASSERT_LT(0, stuck);
+	stuck_after_a_sleeper(_metadata, &self->sleeper);
 	EXPECT_EQ(MET_EXEC, ts_as_nobody(dump_stuck_exec_after, self->family, 0));
 }
 
 TEST_F_TIMEOUT(stuck, request_on_a_socket_whose_dump_met_a_long_exec_is_answered_before_it, 120)
 {
-	self->sleeper = nobodys_sleeper_start();
-	ASSERT_LT(0, self->sleeper);
-	before = self->sleeper;
-	stuck = stuck_exec_start();
-	ASSERT_LT(0, stuck);
+	stuck_after_a_sleeper(_metadata, &self->sleeper);
 	EXPECT_EQ(MET_EXEC, ts_as_nobody(dump_request_beside_a_waiting_part,
 					 self->family, 0));
 }
