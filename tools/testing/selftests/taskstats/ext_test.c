@@ -798,22 +798,33 @@ static pid_t before;	/* a task of nobody's with a lower pid, or 0 */
 /* Exit codes of the helpers below: 0 is what the test expects. */
 enum { MET_EXEC, GET_FAILED = 10, WAITED, DUMP_FAILED, DUMP_WRONG, NEVER_MET };
 
-/* Asks until a GET meets the exec, which lasts some 11 s. */
-static int get_until_the_exec(int fd, uint16_t family)
+/*
+ * One GET of the exec: MET_EXEC while it holds its lock, WAITED once it
+ * is done (the record is named "sleep"), GET_FAILED, or -1 before it
+ * started (EPERM: root's until it becomes nobody; or the old name).
+ */
+static int get_the_exec_once(int fd, uint16_t family)
 {
 	static char buf[TSNL_BUF_SIZE];
 	struct tsnl_reply r;
 	struct taskstats ts;
+	int err = tsnl_get(fd, family, TASKSTATS_CMD_ATTR_PID, stuck, &ts, &r, buf);
 
+	if (err == -EAGAIN)
+		return MET_EXEC;
+	if (err)
+		return err == -EPERM ? -1 : GET_FAILED;
+	return strcmp(ts.ac_comm, "sleep") ? -1 : WAITED;
+}
+
+/* Asks until a GET meets the exec, which lasts some 11 s. */
+static int get_until_the_exec(int fd, uint16_t family)
+{
 	for (int i = 0; i < 6000; i++) {
-		int err = tsnl_get(fd, family, TASKSTATS_CMD_ATTR_PID, stuck, &ts, &r, buf);
+		int ret = get_the_exec_once(fd, family);
 
-		if (err == -EAGAIN)
-			return MET_EXEC;
-		if (err && err != -EPERM)	/* root's until it becomes nobody */
-			return GET_FAILED;
-		if (!err && !strcmp(ts.ac_comm, "sleep"))
-			return WAITED;	/* answered only once the exec was done */
+		if (ret >= 0)
+			return ret;
 		usleep(10000);
 	}
 	return NEVER_MET;
@@ -867,18 +878,13 @@ static int dump_stuck_exec_first(int fd, uint16_t family, pid_t other)
 /* Whether the exec still holds its lock: a GET of it on a socket of its own. */
 static int exec_still_runs(uint16_t family)
 {
-	static char buf[TSNL_BUF_SIZE];
-	struct tsnl_reply r;
-	struct taskstats ts;
-	int fd = tsnl_open(), err;
+	int fd = tsnl_open(), ret;
 
 	if (fd < 0)
 		return GET_FAILED;
-	err = tsnl_get(fd, family, TASKSTATS_CMD_ATTR_PID, stuck, &ts, &r, buf);
+	ret = get_the_exec_once(fd, family);
 	close(fd);
-	if (err == -EAGAIN)
-		return MET_EXEC;
-	return !err && !strcmp(ts.ac_comm, "sleep") ? WAITED : GET_FAILED;
+	return ret < 0 ? GET_FAILED : ret;
 }
 
 /*
