@@ -164,9 +164,10 @@ static u64 pages_to_kb(unsigned long pages)
  * @stats: the record
  * @p: the task
  *
- * The I/O counters are copied exactly. (The historical implementation
- * rounded each down to a multiple of 1024, which turned 150 read
- * syscalls into 0.)
+ * The I/O counters are copied exactly; a requester that may not see
+ * them so gets them rounded by taskstats. (The historical implementation
+ * rounded each down to a multiple of 1024 for everyone, which turned 150
+ * read syscalls into 0.)
  */
 void xacct_add_tsk(struct taskstats *stats, struct task_struct *p)
 {
