@@ -262,6 +262,9 @@ void __delayacct_irq(struct task_struct *task, u32 delta)
 	delayacct_record(task->delays, DELAYACCT_IRQ, delta);
 }
 
+/* max_run_delay_ts while its maximum changes: no CLOCK_REALTIME time. */
+#define DELAYACCT_TS_WRITING	U64_MAX
+
 /**
  * __delayacct_cpu_delay() - a runqueue wait outside the range seen so far.
  * @si: the task's sched_info
@@ -271,8 +274,9 @@ void __delayacct_irq(struct task_struct *task, u32 delta)
  * Also a task's first waits and the end of a wait that began on another
  * runqueue, even if its part here took no time. Out of line because it
  * reads CLOCK_REALTIME for a new maximum, and because after a task's
- * first waits most waits are inside the range. Runs under the runqueue lock, which serialises
- * all updates of @si.
+ * first waits most waits are inside the range. Runs under the runqueue
+ * lock, which serialises all updates of @si; readers take no lock (see
+ * delayacct_cpu_max()).
  */
 void __delayacct_cpu_delay(struct sched_info *si, u64 above_min)
 {
@@ -280,13 +284,44 @@ void __delayacct_cpu_delay(struct sched_info *si, u64 above_min)
 
 	si->moved_run_delay = 0;
 	if (wait > si->max_run_delay) {
-		si->max_run_delay = wait;
-		si->max_run_delay_ts = ktime_get_real_ns();
+		/* Pairs with the smp_rmb()s of delayacct_cpu_max(). */
+		WRITE_ONCE(si->max_run_delay_ts, DELAYACCT_TS_WRITING);
+		smp_wmb();	/* the mark, then the maximum */
+		WRITE_ONCE(si->max_run_delay, wait);
+		smp_wmb();	/* the maximum, then its time */
+		WRITE_ONCE(si->max_run_delay_ts, ktime_get_real_ns());
 	}
 	if (wait && (!si->min_run_delay || wait < si->min_run_delay))
 		si->min_run_delay = wait;
 	if (si->min_run_delay)
 		si->run_delay_span = si->max_run_delay - si->min_run_delay + 1;
+}
+
+/*
+ * The cpu class's maximum and its time, as a pair written together: a
+ * reader that raced a new maximum would pair it with the old one's time.
+ * The writer marks the time while it writes, and the time differs from
+ * one maximum to the next, so it doubles as a sequence count. That costs
+ * nothing on the scheduler's path, where __delayacct_cpu_delay() is out
+ * of line and rare, and a few loads per thread on a read.
+ */
+static void delayacct_cpu_max(const struct sched_info *si, u64 *max, u64 *ts)
+{
+	u64 t;
+
+	for (;;) {
+		t = READ_ONCE(si->max_run_delay_ts);
+		/* A maximum written after this time was is seen marked below. */
+		smp_rmb();
+		*max = READ_ONCE(si->max_run_delay);
+		/* A time read after a new maximum is that maximum's, or a mark. */
+		smp_rmb();
+		if (t != DELAYACCT_TS_WRITING &&
+		    READ_ONCE(si->max_run_delay_ts) == t)
+			break;
+		cpu_relax();
+	}
+	*ts = t;
 }
 
 static u64 *ts_u64(struct taskstats *d, u16 offset)
@@ -347,7 +382,8 @@ static void delayacct_add_run_times(struct taskstats *d, struct task_struct *tsk
  * The cpu class comes from sched_info, which the scheduler keeps for every
  * task; the other classes only exist for tasks forked while accounting
  * was on. sched_info is read without the runqueue lock, so the cpu values
- * of a running task are a snapshot that may mix adjacent updates.
+ * of a running task are a snapshot that may mix adjacent updates; only
+ * the maximum and its time are read as a pair.
  *
  * Return: 0.
  */
@@ -356,13 +392,14 @@ int delayacct_add_tsk(struct taskstats *d, struct task_struct *tsk)
 	struct task_delay_info *di = tsk->delays;
 	struct sched_info *si = &tsk->sched_info;
 	unsigned long flags, classes;
+	u64 max, max_ts;
 	int c;
 
 	delayacct_add_run_times(d, tsk);
+	delayacct_cpu_max(si, &max, &max_ts);
 	delayacct_merge(d, &delayacct_uapi_cpu, READ_ONCE(si->pcount),
-			READ_ONCE(si->run_delay), READ_ONCE(si->max_run_delay),
-			READ_ONCE(si->min_run_delay),
-			READ_ONCE(si->max_run_delay_ts));
+			READ_ONCE(si->run_delay), max,
+			READ_ONCE(si->min_run_delay), max_ts);
 	/*
 	 * Most tasks never wait in most classes, and merging nothing changes
 	 * nothing: a task that never waited costs no lock, and one that did

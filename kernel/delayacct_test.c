@@ -169,14 +169,14 @@ struct cpu_wait_step {
 
 /*
  * Feeds @steps to a task's sched_info in order and checks the extremes
- * after each, and that the time of the maximum changes exactly when the
- * maximum does.
+ * after each, that the time of the maximum changes exactly when the
+ * maximum does, and that a reader gets the two as a pair.
  */
 static void cpu_wait_steps(struct kunit *test,
 			   const struct cpu_wait_step *steps, int n)
 {
 	struct task_struct *t;
-	u64 ts = 0;
+	u64 ts = 0, max, max_ts;
 	int i;
 
 	t = kunit_kzalloc(test, sizeof(*t), GFP_KERNEL);
@@ -200,6 +200,12 @@ static void cpu_wait_steps(struct kunit *test,
 		}
 		KUNIT_EXPECT_EQ_MSG(test, t->sched_info.max_run_delay_ts, ts,
 				    "step %d", i);
+		/* A mark left behind would hold the reader forever. */
+		KUNIT_ASSERT_NE_MSG(test, t->sched_info.max_run_delay_ts,
+				    DELAYACCT_TS_WRITING, "step %d", i);
+		delayacct_cpu_max(&t->sched_info, &max, &max_ts);
+		KUNIT_EXPECT_EQ_MSG(test, max, steps[i].max, "step %d", i);
+		KUNIT_EXPECT_EQ_MSG(test, max_ts, ts, "step %d", i);
 	}
 }
 
