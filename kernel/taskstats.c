@@ -2036,9 +2036,10 @@ fail:
  * of them) share one message, cloned.
  *
  * Each CPU of each namespace numbers the exits its listeners hear
- * (nlmsg_seq): a number of the namespace's own, so that a gap tells a
- * listener of a lost message, and never of the exits other namespaces
- * hear.
+ * (nlmsg_seq), with a number of the namespace's own, so that a gap never
+ * tells of the exits other namespaces hear. To a listener that may read
+ * every task of its namespace a gap is a lost message; to any other it
+ * may also be the exit of a task it may not read.
  */
 static void notify_listeners(struct task_struct *tsk, int group_dead,
 			     struct taskstats *group, struct cpu_listeners *cl)
