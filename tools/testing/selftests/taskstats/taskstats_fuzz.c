@@ -2609,17 +2609,20 @@ static void send_datagram(struct fuzz *f)
 /*
  * Reads answers until every message of the datagram is accounted for.
  * They are queued already; only a dump is continued by our reads. A
- * message still unanswered after DRAIN_MS of silence is missing, and the
- * socket is replaced so that nothing late lingers on it.
+ * message still unanswered after DRAIN_MS without an answer (exit
+ * records do not count) is missing, and the socket is replaced so that
+ * nothing late lingers on it.
  */
 static void drain(struct fuzz *f)
 {
 	static struct mmsghdr mm[RX_SLOTS];
 	static struct iovec iov[RX_SLOTS];
 	struct pollfd p = { .fd = f->sock, .events = POLLIN };
+	__u64 answers = f->c.replies - f->c.events, quiet_until;
 	int i, n;
 
 	f->overruns_at = f->c.overruns;
+	quiet_until = now_ns() + DRAIN_MS * 1000000ULL;
 	for (i = 0; i < RX_SLOTS; i++) {
 		iov[i].iov_base = rx_words[i];
 		iov[i].iov_len = RX_SLOT;
@@ -2640,7 +2643,13 @@ static void drain(struct fuzz *f)
 				violation(f, NULL, NULL, "recvmmsg: %s", strerror(errno));
 				break;
 			}
-			n = poll(&p, 1, DRAIN_MS);
+			/*
+			 * Silence is of answers: the exits a listener hears
+			 * never stop in a phase whose tasks keep exiting.
+			 */
+			if (now_ns() >= quiet_until)
+				break;
+			n = poll(&p, 1, (quiet_until - now_ns()) / 1000000 + 1);
 			if (n > 0 || (n < 0 && errno == EINTR))
 				continue;
 			break;
@@ -2651,6 +2660,10 @@ static void drain(struct fuzz *f)
 					  RX_SLOT);
 			else
 				on_datagram(f, (const char *)rx_words[i], mm[i].msg_len);
+		}
+		if (f->c.replies - f->c.events != answers) {
+			answers = f->c.replies - f->c.events;
+			quiet_until = now_ns() + DRAIN_MS * 1000000ULL;
 		}
 	}
 	if (f->outstanding <= 0)
