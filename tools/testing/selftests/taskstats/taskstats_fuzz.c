@@ -2606,6 +2606,12 @@ static void send_datagram(struct fuzz *f)
 	f->c.expected += f->outstanding;
 }
 
+/* Messages read that answer a request: every one but the exit records. */
+static __u64 answers_read(const struct fuzz *f)
+{
+	return f->c.replies - f->c.events;
+}
+
 /*
  * Reads answers until every message of the datagram is accounted for.
  * They are queued already; only a dump is continued by our reads. A
@@ -2618,11 +2624,11 @@ static void drain(struct fuzz *f)
 	static struct mmsghdr mm[RX_SLOTS];
 	static struct iovec iov[RX_SLOTS];
 	struct pollfd p = { .fd = f->sock, .events = POLLIN };
-	__u64 answers = f->c.replies - f->c.events, quiet_until;
+	__u64 answers = answers_read(f), now;
+	__u64 quiet_until = now_ns() + DRAIN_MS * 1000000ULL;
 	int i, n;
 
 	f->overruns_at = f->c.overruns;
-	quiet_until = now_ns() + DRAIN_MS * 1000000ULL;
 	for (i = 0; i < RX_SLOTS; i++) {
 		iov[i].iov_base = rx_words[i];
 		iov[i].iov_len = RX_SLOT;
@@ -2647,9 +2653,10 @@ static void drain(struct fuzz *f)
 			 * Silence is of answers: the exits a listener hears
 			 * never stop in a phase whose tasks keep exiting.
 			 */
-			if (now_ns() >= quiet_until)
+			now = now_ns();
+			if (now >= quiet_until)
 				break;
-			n = poll(&p, 1, (quiet_until - now_ns()) / 1000000 + 1);
+			n = poll(&p, 1, (quiet_until - now) / 1000000 + 1);
 			if (n > 0 || (n < 0 && errno == EINTR))
 				continue;
 			break;
@@ -2661,8 +2668,8 @@ static void drain(struct fuzz *f)
 			else
 				on_datagram(f, (const char *)rx_words[i], mm[i].msg_len);
 		}
-		if (f->c.replies - f->c.events != answers) {
-			answers = f->c.replies - f->c.events;
+		if (answers_read(f) != answers) {
+			answers = answers_read(f);
 			quiet_until = now_ns() + DRAIN_MS * 1000000ULL;
 		}
 	}
