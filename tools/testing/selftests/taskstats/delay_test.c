@@ -882,7 +882,12 @@ static int thrash_across_flips(struct __test_metadata *_metadata,
  * set (the cgroup's workingset_restore_*), and no more than those
  * refaults allow (thrashing_bound()). A run the cgroup OOM-killed, or
  * whose phase 2 refaulted no working set, proves nothing: it is run
- * again, twice at most, like its siblings'.
+ * again, four times at most, and if the last run is such too, the test
+ * skips. Under TCG the cgroup OOM-kills this child in about two runs of
+ * five, often in a row, charging a swap read-ahead page; the OOM report
+ * shows the whole cgroup active anon in the swap cache, none inactive.
+ * Neither memory.high, nor reads instead of writes, nor page-cluster 0
+ * (which also ends the working-set refaults) helped.
  */
 TEST_F_TIMEOUT(delay, thrashing_counts_again_after_accounting_flipped_mid_wait, 480)
 {
@@ -905,7 +910,7 @@ TEST_F_TIMEOUT(delay, thrashing_counts_again_after_accounting_flipped_mid_wait, 
 		TH_LOG("run %d: thrashing count %llu after the flipping phase, %llu after the next",
 		       tries, (unsigned long long)run.phase1,
 		       (unsigned long long)run.phase2);
-		if (tries == 3)
+		if (tries == 5)
 			break;
 		if (err) {
 			if (!oom_killed_since(_metadata, self, &kills, tries))
@@ -917,6 +922,9 @@ TEST_F_TIMEOUT(delay, thrashing_counts_again_after_accounting_flipped_mid_wait, 
 			break;
 		}
 	}
+	if (err && memcg_oom_kills(self) > kills)
+		SKIP(return, "the cgroup OOM-killed the child in run %d: nothing to judge",
+		     tries);
 	ASSERT_EQ(0, err) {
 		TH_LOG("the child died in run %d; the cgroup OOM-killed %d",
 		       tries, memcg_oom_kills(self));
