@@ -820,7 +820,7 @@ static int thrashing_of(struct _test_data_delay *self, pid_t pid, uint64_t *coun
 /* What a run of thrash_twice() showed. */
 struct two_phases {
 	uint64_t phase1, phase2;	/* the thrashing count after each phase */
-	struct mm_events ev;		/* the memory events of phase 2 */
+	struct mm_events ev1, ev;	/* the memory events of phase 1, of phase 2 */
 };
 
 /*
@@ -836,11 +836,12 @@ static int thrash_across_flips(struct __test_metadata *_metadata,
 {
 	int done[2], go[2], status, err;
 	struct toggler t = { 0 };
-	struct mm_events before;
+	struct mm_events start, before;
 	pid_t child;
 	char c;
 
 	*run = (struct two_phases){ 0 };
+	mm_events_read(_metadata, self, &start);
 	ASSERT_EQ(0, pipe(done));
 	ASSERT_EQ(0, pipe(go));
 	child = fork();
@@ -857,6 +858,8 @@ static int thrash_across_flips(struct __test_metadata *_metadata,
 	if (!err) {
 		ASSERT_EQ(0, thrashing_of(self, child, &run->phase1));
 		mm_events_read(_metadata, self, &before);
+		run->ev1 = before;
+		mm_events_since(&run->ev1, &start);
 		err = write(go[1], "x", 1) == 1 && read(done[0], &c, 1) == 1 ? 0 : -EIO;
 	}
 	if (!err) {
@@ -880,14 +883,16 @@ static int thrash_across_flips(struct __test_metadata *_metadata,
  * Phase 1 thrashes while accounting flips on and off; phase 2, with it
  * on, must count, if any refault of the child's in it was of the working
  * set (the cgroup's workingset_restore_*), and no more than those
- * refaults allow (thrashing_bound()). A run the cgroup OOM-killed, or
- * whose phase 2 refaulted no working set, proves nothing: it is run
- * again, four times at most, and if the last run is such too, the test
- * skips. Under TCG the cgroup OOM-kills this child in about two runs of
- * five, often in a row, charging a swap read-ahead page; the OOM report
- * shows the whole cgroup active anon in the swap cache, none inactive.
- * Neither memory.high, nor reads instead of writes, nor page-cluster 0
- * (which also ends the working-set refaults) helped.
+ * refaults allow (thrashing_bound()). A run the cgroup OOM-killed proves
+ * nothing, and nor does one in which either phase refaulted no working
+ * set: phase 1 without such a refault had no thrashing wait for a flip
+ * to cut, and would pass upstream too. Such a run is run again, four
+ * times at most, and if the last run is such too, the test skips. Under
+ * TCG the cgroup OOM-kills this child in about two runs of five, often
+ * in a row, charging a swap read-ahead page; the OOM report shows the
+ * whole cgroup active anon in the swap cache, none inactive. Neither
+ * memory.high, nor reads instead of writes, nor page-cluster 0 (which
+ * also ends the working-set refaults) helped.
  */
 TEST_F_TIMEOUT(delay, thrashing_counts_again_after_accounting_flipped_mid_wait, 480)
 {
@@ -907,17 +912,19 @@ TEST_F_TIMEOUT(delay, thrashing_counts_again_after_accounting_flipped_mid_wait, 
 	signal(SIGPIPE, SIG_IGN);
 	for (tries = 1; ; tries++) {
 		err = thrash_across_flips(_metadata, self, &job, &run);
-		TH_LOG("run %d: thrashing count %llu after the flipping phase, %llu after the next",
+		TH_LOG("run %d: phases 1, 2: thrashing %llu, %llu; working-set refaults %lld, %lld",
 		       tries, (unsigned long long)run.phase1,
-		       (unsigned long long)run.phase2);
+		       (unsigned long long)run.phase2,
+		       (long long)run.ev1.memcg_restore,
+		       (long long)run.ev.memcg_restore);
 		if (tries == 5)
 			break;
 		if (err) {
 			if (!oom_killed_since(_metadata, self, &kills, tries))
 				break;
-		} else if (!run.ev.memcg_restore) {
-			TH_LOG("run %d: phase 2 refaulted no working-set page; again",
-			       tries);
+		} else if (!run.ev1.memcg_restore || !run.ev.memcg_restore) {
+			TH_LOG("run %d: phase %d refaulted no working-set page; again",
+			       tries, run.ev1.memcg_restore ? 2 : 1);
 		} else {
 			break;
 		}
@@ -929,8 +936,8 @@ TEST_F_TIMEOUT(delay, thrashing_counts_again_after_accounting_flipped_mid_wait, 
 		TH_LOG("the child died in run %d; the cgroup OOM-killed %d",
 		       tries, memcg_oom_kills(self));
 	}
-	if (!run.ev.memcg_restore)
-		SKIP(return, "in %d runs phase 2 refaulted no working-set page: nothing to judge",
+	if (!run.ev1.memcg_restore || !run.ev.memcg_restore)
+		SKIP(return, "in %d runs a phase refaulted no working-set page: nothing to judge",
 		     tries);
 	EXPECT_LT(run.phase1, run.phase2);
 	EXPECT_GE(thrashing_bound(run.ev.restore), (int64_t)(run.phase2 - run.phase1));
