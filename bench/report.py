@@ -348,6 +348,25 @@ def meta_text(meta, data_kernels, run_dir):
             out.append(f"- QEMU ({c}): `{q}`")
     if meta.get("notes"):
         out.append(f"- Notes: {meta['notes']}")
+    for name, verdict in failed_boots(run_dir):
+        console = os.path.exists(os.path.join(run_dir, f"{name}.console.log"))
+        out.append(f"- Failed boot `{name}`, not counted: {verdict}" +
+                   (f" (its console: `{name}.console.log` in the results)" if console else
+                    " (its console was not kept)"))
+    return out
+
+
+FAILED_RE = re.compile(r"^(reference|series|nostats)-(wall|icount)-(\d+)\.failed$")
+
+
+def failed_boots(run_dir):
+    """[(kernel-clock-boot, the rig's verdict)] of the boots that failed."""
+    out = []
+    for fn in sorted(os.listdir(run_dir)):
+        if FAILED_RE.match(fn):
+            with open(os.path.join(run_dir, fn), encoding="utf-8", errors="replace") as f:
+                verdict = "; ".join(line.strip() for line in f if line.startswith("not ok"))
+            out.append((fn[:-len(".failed")], verdict or "no verdict recorded"))
     return out
 
 
