@@ -69,7 +69,11 @@ import tempfile
 
 KERNELS = ("reference", "series", "nostats")
 CLOCKS = ("wall", "icount")
-FILE_RE = re.compile(r"^(reference|series|nostats)-(wall|icount)-(\d+)\.txt$")
+# A boot's files: KERNEL-CLOCK-BOOT.txt, its results; .failed, the rig's
+# verdict on a boot that failed.
+BOOT_NAME = rf"({'|'.join(KERNELS)})-({'|'.join(CLOCKS)})-(\d+)"
+FILE_RE = re.compile(rf"^{BOOT_NAME}\.txt$")
+FAILED_RE = re.compile(rf"^{BOOT_NAME}\.failed$")
 
 HIGHER = "higher"
 LOWER = "lower"
@@ -354,9 +358,6 @@ def meta_text(meta, data_kernels, run_dir):
                    (f" (its console: `{name}.console.log` in the results)" if console else
                     " (its console was not kept)"))
     return out
-
-
-FAILED_RE = re.compile(r"^(reference|series|nostats)-(wall|icount)-(\d+)\.failed$")
 
 
 def failed_boots(run_dir):

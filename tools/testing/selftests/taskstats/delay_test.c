@@ -823,6 +823,14 @@ struct two_phases {
 	struct mm_events ev1, ev;	/* the memory events of phase 1, of phase 2 */
 };
 
+/* The first phase of @run that refaulted no working-set page, or 0. */
+static int phase_without_working_set(const struct two_phases *run)
+{
+	if (!run->ev1.memcg_restore)
+		return 1;
+	return run->ev.memcg_restore ? 0 : 2;
+}
+
 /*
  * Runs thrash_twice() with @job in a child, accounting flipping on and off
  * through phase 1 and on through phase 2, and GETs its record after each
@@ -922,9 +930,9 @@ TEST_F_TIMEOUT(delay, thrashing_counts_again_after_accounting_flipped_mid_wait, 
 		if (err) {
 			if (!oom_killed_since(_metadata, self, &kills, tries))
 				break;
-		} else if (!run.ev1.memcg_restore || !run.ev.memcg_restore) {
+		} else if (phase_without_working_set(&run)) {
 			TH_LOG("run %d: phase %d refaulted no working-set page; again",
-			       tries, run.ev1.memcg_restore ? 2 : 1);
+			       tries, phase_without_working_set(&run));
 		} else {
 			break;
 		}
@@ -936,7 +944,7 @@ TEST_F_TIMEOUT(delay, thrashing_counts_again_after_accounting_flipped_mid_wait, 
 		TH_LOG("the child died in run %d; the cgroup OOM-killed %d",
 		       tries, memcg_oom_kills(self));
 	}
-	if (!run.ev1.memcg_restore || !run.ev.memcg_restore)
+	if (phase_without_working_set(&run))
 		SKIP(return, "in %d runs a phase refaulted no working-set page: nothing to judge",
 		     tries);
 	EXPECT_LT(run.phase1, run.phase2);
