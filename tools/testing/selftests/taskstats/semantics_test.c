@@ -1198,7 +1198,9 @@ static int limit_join(const char *cgroup)
 /*
  * The thread that exits first: it sleeps 100 times, reads its runqueue
  * arrivals (the cpu class's count, schedstat's third field), and exits
- * when told to, once the cgroup is full.
+ * when told to, once the cgroup is full. A sleep whose timer fires
+ * before the thread has switched out ends without an arrival (seen
+ * under TCG), so the count is read, not assumed to be 100.
  */
 static void *limit_thread(void *arg)
 {
@@ -1304,7 +1306,8 @@ TEST_F_TIMEOUT(limit, a_thread_exiting_at_its_memory_cgroups_limit_still_counts_
 	       (unsigned long long)self->shm->runs,
 	       (unsigned long long)leader.cpu_count,
 	       (unsigned long long)group.cpu_count);
-	ASSERT_LE(100ULL, self->shm->runs);
+	/* Enough arrivals that losing the thread shows in the group. */
+	ASSERT_LE(50ULL, self->shm->runs);
 	EXPECT_LE(self->shm->runs + leader.cpu_count, group.cpu_count);
 }
 
