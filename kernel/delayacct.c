@@ -15,6 +15,7 @@
 #include <linux/sched/clock.h>
 #include <linux/sched/cputime.h>
 #include <linux/sched/task.h>
+#include <linux/seqlock.h>
 #include <linux/slab.h>
 #include <linux/sysctl.h>
 #include <linux/taskstats.h>
@@ -265,6 +266,58 @@ void __delayacct_irq(struct task_struct *task, u32 delta)
 /* max_run_delay_ts while its maximum changes: no CLOCK_REALTIME time. */
 #define DELAYACCT_TS_WRITING	U64_MAX
 
+/*
+ * A 32-bit kernel writes a u64 in two stores. A reader stalled between
+ * the two halves of the mark would see the same half mark twice, and
+ * take it for a time; it could also see half a new minimum. There a
+ * sequence count guards the extremes: two increments on the out-of-line
+ * path, and nothing on 64-bit kernels, where the mark alone suffices.
+ * Raw, because fork zeroes sched_info rather than initialising a lockdep
+ * map, and the writers are serialised by the runqueue lock.
+ */
+#ifdef CONFIG_64BIT
+static inline void cpu_extremes_write_begin(struct sched_info *si)
+{
+}
+
+static inline void cpu_extremes_write_end(struct sched_info *si)
+{
+}
+
+static inline unsigned int cpu_extremes_read_begin(const struct sched_info *si)
+{
+	return 0;
+}
+
+static inline bool cpu_extremes_read_retry(const struct sched_info *si,
+					   unsigned int seq)
+{
+	return false;
+}
+#else
+static inline void cpu_extremes_write_begin(struct sched_info *si)
+{
+	raw_write_seqcount_begin(&si->run_delay_seq);
+}
+
+static inline void cpu_extremes_write_end(struct sched_info *si)
+{
+	raw_write_seqcount_end(&si->run_delay_seq);
+}
+
+/* Does not wait for an odd count: the retry then fails. */
+static inline unsigned int cpu_extremes_read_begin(const struct sched_info *si)
+{
+	return raw_seqcount_begin(&si->run_delay_seq);
+}
+
+static inline bool cpu_extremes_read_retry(const struct sched_info *si,
+					   unsigned int seq)
+{
+	return read_seqcount_retry(&si->run_delay_seq, seq);
+}
+#endif
+
 /**
  * __delayacct_cpu_delay() - a runqueue wait outside the range seen so far.
  * @si: the task's sched_info
@@ -276,15 +329,16 @@ void __delayacct_irq(struct task_struct *task, u32 delta)
  * reads CLOCK_REALTIME for a new maximum, and because after a task's
  * first waits most waits are inside the range. Runs under the runqueue
  * lock, which serialises all updates of @si; readers take no lock (see
- * delayacct_cpu_max()).
+ * cpu_extremes_read()).
  */
 void __delayacct_cpu_delay(struct sched_info *si, u64 above_min)
 {
 	u64 wait = above_min + si->min_run_delay + si->moved_run_delay;
 
 	si->moved_run_delay = 0;
+	cpu_extremes_write_begin(si);
 	if (wait > si->max_run_delay) {
-		/* Pairs with the smp_rmb()s of delayacct_cpu_max(). */
+		/* Pairs with the smp_rmb()s of cpu_extremes_read(). */
 		WRITE_ONCE(si->max_run_delay_ts, DELAYACCT_TS_WRITING);
 		smp_wmb();	/* the mark, then the maximum */
 		WRITE_ONCE(si->max_run_delay, wait);
@@ -292,36 +346,43 @@ void __delayacct_cpu_delay(struct sched_info *si, u64 above_min)
 		WRITE_ONCE(si->max_run_delay_ts, ktime_get_real_ns());
 	}
 	if (wait && (!si->min_run_delay || wait < si->min_run_delay))
-		si->min_run_delay = wait;
+		WRITE_ONCE(si->min_run_delay, wait);
+	cpu_extremes_write_end(si);
 	if (si->min_run_delay)
 		si->run_delay_span = si->max_run_delay - si->min_run_delay + 1;
 }
 
 /*
- * The cpu class's maximum and its time, as a pair written together: a
- * reader that raced a new maximum would pair it with the old one's time.
- * The writer marks the time while it writes, and the time differs from
- * one maximum to the next, so it doubles as a sequence count. That costs
- * nothing on the scheduler's path, where __delayacct_cpu_delay() is out
- * of line and rare, and a few loads per thread on a read.
+ * One read of the cpu class's extremes; false if it raced the writer.
+ * The maximum and its time are a pair written together: a reader that
+ * raced a new maximum would pair it with the old one's time. The writer
+ * marks the time while it writes, and the time differs from one maximum
+ * to the next, so it doubles as a sequence count. That costs nothing on
+ * the scheduler's path, where __delayacct_cpu_delay() is out of line
+ * and rare, and a few loads per thread on a read.
  */
-static void delayacct_cpu_max(const struct sched_info *si, u64 *max, u64 *ts)
+static inline bool cpu_extremes_read(const struct sched_info *si, u64 *max,
+				     u64 *min, u64 *ts)
 {
-	u64 t;
+	unsigned int seq = cpu_extremes_read_begin(si);
 
-	for (;;) {
-		t = READ_ONCE(si->max_run_delay_ts);
-		/* A maximum written after this time was is seen marked below. */
-		smp_rmb();
-		*max = READ_ONCE(si->max_run_delay);
-		/* A time read after a new maximum is that maximum's, or a mark. */
-		smp_rmb();
-		if (t != DELAYACCT_TS_WRITING &&
-		    READ_ONCE(si->max_run_delay_ts) == t)
-			break;
+	*ts = READ_ONCE(si->max_run_delay_ts);
+	/* A maximum written after this time was is seen marked below. */
+	smp_rmb();
+	*max = READ_ONCE(si->max_run_delay);
+	*min = READ_ONCE(si->min_run_delay);
+	/* A time read after a new maximum is that maximum's, or a mark. */
+	smp_rmb();
+	return *ts != DELAYACCT_TS_WRITING &&
+	       READ_ONCE(si->max_run_delay_ts) == *ts &&
+	       !cpu_extremes_read_retry(si, seq);
+}
+
+static void delayacct_cpu_extremes(const struct sched_info *si, u64 *max,
+				   u64 *min, u64 *ts)
+{
+	while (!cpu_extremes_read(si, max, min, ts))
 		cpu_relax();
-	}
-	*ts = t;
 }
 
 static u64 *ts_u64(struct taskstats *d, u16 offset)
@@ -383,7 +444,8 @@ static void delayacct_add_run_times(struct taskstats *d, struct task_struct *tsk
  * task; the other classes only exist for tasks forked while accounting
  * was on. sched_info is read without the runqueue lock, so the cpu values
  * of a running task are a snapshot that may mix adjacent updates; only
- * the maximum and its time are read as a pair.
+ * the maximum and its time are read as a pair, and no extreme half
+ * written.
  *
  * Return: 0.
  */
@@ -392,14 +454,13 @@ int delayacct_add_tsk(struct taskstats *d, struct task_struct *tsk)
 	struct task_delay_info *di = tsk->delays;
 	struct sched_info *si = &tsk->sched_info;
 	unsigned long flags, classes;
-	u64 max, max_ts;
+	u64 max, min, max_ts;
 	int c;
 
 	delayacct_add_run_times(d, tsk);
-	delayacct_cpu_max(si, &max, &max_ts);
+	delayacct_cpu_extremes(si, &max, &min, &max_ts);
 	delayacct_merge(d, &delayacct_uapi_cpu, READ_ONCE(si->pcount),
-			READ_ONCE(si->run_delay), max,
-			READ_ONCE(si->min_run_delay), max_ts);
+			READ_ONCE(si->run_delay), max, min, max_ts);
 	/*
 	 * Most tasks never wait in most classes, and merging nothing changes
 	 * nothing: a task that never waited costs no lock, and one that did

@@ -176,7 +176,7 @@ static void cpu_wait_steps(struct kunit *test,
 			   const struct cpu_wait_step *steps, int n)
 {
 	struct task_struct *t;
-	u64 ts = 0, max, max_ts;
+	u64 ts = 0, max, min, max_ts;
 	int i;
 
 	t = kunit_kzalloc(test, sizeof(*t), GFP_KERNEL);
@@ -203,8 +203,9 @@ static void cpu_wait_steps(struct kunit *test,
 		/* A mark left behind would hold the reader forever. */
 		KUNIT_ASSERT_NE_MSG(test, t->sched_info.max_run_delay_ts,
 				    DELAYACCT_TS_WRITING, "step %d", i);
-		delayacct_cpu_max(&t->sched_info, &max, &max_ts);
+		delayacct_cpu_extremes(&t->sched_info, &max, &min, &max_ts);
 		KUNIT_EXPECT_EQ_MSG(test, max, steps[i].max, "step %d", i);
+		KUNIT_EXPECT_EQ_MSG(test, min, steps[i].min, "step %d", i);
 		KUNIT_EXPECT_EQ_MSG(test, max_ts, ts, "step %d", i);
 	}
 }
@@ -243,6 +244,50 @@ static void delayacct_cpu_extremes_follow_the_range(struct kunit *test)
 	cpu_wait_steps(test, steps, ARRAY_SIZE(steps));
 }
 
+/*
+ * The time of the maximum as a reader finds it while the writer is
+ * between its stores: on 64-bit kernels the mark, on 32-bit ones, where
+ * a u64 is two stores, possibly half of it over half of @ts.
+ */
+static u64 cpu_time_mid_write(u64 ts)
+{
+	return IS_ENABLED(CONFIG_64BIT) ? DELAYACCT_TS_WRITING :
+					  ts | GENMASK_ULL(63, 32);
+}
+
+/*
+ * A reader that meets the writer between its stores, marking the time
+ * or writing the new values, reads again; once the writer is done it
+ * gets the new maximum with its own time, and the new minimum.
+ */
+static void delayacct_cpu_extremes_are_not_read_half_written(struct kunit *test)
+{
+	struct sched_info *si;
+	u64 max, min, ts;
+
+	si = kunit_kzalloc(test, sizeof(*si), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, si);
+	si->max_run_delay = 50;
+	si->min_run_delay = 20;
+	si->max_run_delay_ts = 1000;
+	KUNIT_ASSERT_TRUE(test, cpu_extremes_read(si, &max, &min, &ts));
+
+	cpu_extremes_write_begin(si);
+	si->max_run_delay_ts = cpu_time_mid_write(1000);
+	KUNIT_EXPECT_FALSE(test, cpu_extremes_read(si, &max, &min, &ts));
+	si->max_run_delay = 70;
+	si->min_run_delay = 10;
+	si->max_run_delay_ts = cpu_time_mid_write(2000);
+	KUNIT_EXPECT_FALSE(test, cpu_extremes_read(si, &max, &min, &ts));
+	si->max_run_delay_ts = 2000;
+	cpu_extremes_write_end(si);
+
+	KUNIT_ASSERT_TRUE(test, cpu_extremes_read(si, &max, &min, &ts));
+	KUNIT_EXPECT_EQ(test, max, 70ULL);
+	KUNIT_EXPECT_EQ(test, min, 10ULL);
+	KUNIT_EXPECT_EQ(test, ts, 2000ULL);
+}
+
 static struct kunit_case delayacct_test_cases[] = {
 	KUNIT_CASE(delayacct_total_wraps_to_zero_and_count_goes_on),
 	KUNIT_CASE(delayacct_total_is_exact_up_to_the_limit),
@@ -253,6 +298,7 @@ static struct kunit_case delayacct_test_cases[] = {
 	KUNIT_CASE(delayacct_switching_on_again_keeps_waits_in_flight),
 	KUNIT_CASE(delayacct_cpu_extremes_are_of_whole_waits),
 	KUNIT_CASE(delayacct_cpu_extremes_follow_the_range),
+	KUNIT_CASE(delayacct_cpu_extremes_are_not_read_half_written),
 	{}
 };
 
