@@ -43,7 +43,7 @@ check-bisect:
 fuzz:
 	@$(RIG) fuzz
 
-## check-configs  build every combination of the accounting options (and i386), W=1 + sparse
+## check-configs  build every combination of the accounting options (and i386), W=1 + sparse; KUnit on i386
 check-configs:
 	@$(RIG) check-configs
 
