@@ -17,9 +17,10 @@
  * over its threads that already exited. The latter is kept in
  * signal->stats, allocated when the first thread of a multi-threaded group
  * exits. An exiting thread moves from the first sum to the second when
- * taskstats_exit() folds it in, under the siglock every reader of the
- * group holds, although it stays in the thread list until exit_notify():
- * it counts once, whenever the group is read.
+ * taskstats_exit() folds it in, although it stays in the thread list until
+ * exit_notify(): it counts once, whenever the group is read. The fold
+ * writes signal->stats_lock, and a reader that overlapped one reads again
+ * (group_sum()); no reader holds a lock while it walks the group.
  *
  * Every request is handled in four steps, kept apart on purpose: parse the
  * attributes, size the reply, lay out each record's attributes, collect
@@ -34,8 +35,9 @@
  * single-threaded process, taskstats_exit() is a pointer load and a
  * list_empty() check (plus, for a task of a child pid namespace, one
  * atomic read). A multi-threaded group additionally folds the exiting
- * thread into signal->stats under siglock. With listeners, the record is
- * collected once per namespace view and the message cloned per listener.
+ * thread into signal->stats under signal->stats_lock. With listeners, the
+ * record is collected once per namespace view and the message cloned per
+ * listener; the last thread of a group also sums the group, once.
  *
  * Dump: a GET with NLM_F_DUMP walks the requester's pid namespace in pid
  * order and streams one message per task (or per thread group with
@@ -991,27 +993,52 @@ static void group_add_times(struct taskstats *stats,
 }
 
 /*
- * Sums the group of @leader: its exited threads (signal->stats, a zombie
+ * Sums the group of @tsk: its exited threads (signal->stats, a zombie
  * leader included) plus its live ones, those not folded into the former
- * yet. siglock keeps the thread list and the folds still; the caller's
- * reference keeps @leader.
+ * yet. Any user may ask for the sum of its own groups, so the walk holds
+ * no lock: under siglock, with interrupts off for as long as the largest
+ * group takes to sum, each release of one of its threads (which takes
+ * siglock under tasklist_lock) would have held up every fork and exit of
+ * the system meanwhile. A walk that overlapped a fold or a release (both
+ * write signal->stats_lock) is made again under that lock, as getrusage()
+ * and /proc/PID/io make theirs: its cost is then theirs, a lock held over
+ * the group, which only a group exiting threads as it is read pays.
+ * Returns 0, or -ESRCH if the group was reaped; the caller's reference
+ * keeps @tsk.
  */
-static int group_sum(struct task_struct *leader, struct taskstats *stats)
+static int group_sum(struct task_struct *tsk, struct taskstats *stats)
 {
-	struct group_times times = {};
+	struct signal_struct *sig = tsk->signal;
+	const struct taskstats *exited;
+	struct group_times times;
 	struct task_struct *t;
 	unsigned long flags;
+	int seq = 1;
 	u64 now_ns;
 
-	if (!lock_task_sighand(leader, &flags))
+	rcu_read_lock();
+	if (!pid_alive(tsk)) {
+		rcu_read_unlock();
 		return -ESRCH;
-	if (leader->signal->stats)
-		memcpy(stats, leader->signal->stats, sizeof(*stats));
-	now_ns = ktime_get_ns();
-	for_each_thread(leader, t)
-		if (!t->exit_state && !t->taskstats_folded)
-			group_add_thread(stats, &times, t, now_ns);
-	unlock_task_sighand(leader, &flags);
+	}
+	do {
+		/* 2, lockless, on the first pass; odd, locked, on the next. */
+		seq++;
+		flags = read_seqbegin_or_lock_irqsave(&sig->stats_lock, &seq);
+		/* Pairs with group_stats()' smp_store_release(). */
+		exited = smp_load_acquire(&sig->stats);
+		if (exited)
+			memcpy(stats, exited, sizeof(*stats));
+		else
+			memset(stats, 0, sizeof(*stats));
+		memset(&times, 0, sizeof(times));
+		now_ns = ktime_get_ns();
+		__for_each_thread(sig, t)
+			if (!t->exit_state && !t->taskstats_folded)
+				group_add_thread(stats, &times, t, now_ns);
+	} while (need_seqretry(&sig->stats_lock, seq));
+	done_seqretry_irqrestore(&sig->stats_lock, seq, flags);
+	rcu_read_unlock();
 	group_add_times(stats, &times);
 	return 0;
 }
@@ -1021,7 +1048,6 @@ static int collect_group(struct task_struct *leader, struct taskstats *stats)
 {
 	int ret;
 
-	memset(stats, 0, sizeof(*stats));
 	ret = group_sum(leader, stats);
 	stats->version = TASKSTATS_VERSION;
 	return ret;
@@ -1913,12 +1939,6 @@ static int cgroupstats_user_cmd(struct sk_buff *skb, struct genl_info *info)
 
 /* ------------------------------------------------------------ exit path */
 
-/* The sighand of current in do_exit(): only exec or release change it. */
-static struct sighand_struct *exiting_sighand(struct task_struct *tsk)
-{
-	return rcu_dereference_protected(tsk->sighand, tsk == current);
-}
-
 /*
  * signal->stats of a multi-threaded group, allocated on first use; NULL
  * for a single-threaded one.
@@ -1934,7 +1954,6 @@ static struct sighand_struct *exiting_sighand(struct task_struct *tsk)
 static struct taskstats *group_stats(struct task_struct *tsk)
 {
 	struct signal_struct *sig = tsk->signal;
-	struct sighand_struct *sighand;
 	struct taskstats *stats, *new;
 	unsigned long flags;
 
@@ -1944,8 +1963,8 @@ static struct taskstats *group_stats(struct task_struct *tsk)
 		return stats;
 
 	new = kmem_cache_zalloc(taskstats_cache, GFP_KERNEL | __GFP_NOFAIL);
-	sighand = exiting_sighand(tsk);
-	spin_lock_irqsave(&sighand->siglock, flags);
+	/* Publishing a zeroed record changes no sum: no sequence bump. */
+	read_seqlock_excl_irqsave(&sig->stats_lock, flags);
 	stats = sig->stats;
 	if (!stats) {
 		/* Publishes the zeroed record to lockless readers. */
@@ -1953,7 +1972,7 @@ static struct taskstats *group_stats(struct task_struct *tsk)
 		stats = new;
 		new = NULL;
 	}
-	spin_unlock_irqrestore(&sighand->siglock, flags);
+	read_sequnlock_excl_irqrestore(&sig->stats_lock, flags);
 	if (new)
 		kmem_cache_free(taskstats_cache, new);
 	return stats;
@@ -1961,39 +1980,60 @@ static struct taskstats *group_stats(struct task_struct *tsk)
 
 /*
  * Folds the exiting thread into its group's record of exited threads and
- * marks it so, in one siglock section. The thread then closes its files
- * and more before it leaves the thread list (a file's flush can hold it
- * there at will); without the mark group_sum() would count it twice
- * meanwhile. The mark is set once, by the thread itself in do_exit(),
- * after which it never forks: no child inherits it.
+ * marks it so, in one write section of signal->stats_lock, which tells
+ * group_sum() to walk again. The thread then closes its files and more
+ * before it leaves the thread list (a file's flush can hold it there at
+ * will); without the mark group_sum() would count it twice meanwhile.
+ * The mark is set once, by the thread itself in do_exit(), after which it
+ * never forks: no child inherits it.
  */
 static void group_fold_exit(struct task_struct *tsk, struct taskstats *group)
 {
-	struct sighand_struct *sighand = exiting_sighand(tsk);
+	struct signal_struct *sig = tsk->signal;
 	struct group_times times = {};
 	unsigned long flags;
 
-	spin_lock_irqsave(&sighand->siglock, flags);
+	write_seqlock_irqsave(&sig->stats_lock, flags);
 	group_add_thread(group, &times, tsk, ktime_get_ns());
 	group_add_times(group, &times);
 	tsk->taskstats_folded = 1;
-	spin_unlock_irqrestore(&sighand->siglock, flags);
+	write_sequnlock_irqrestore(&sig->stats_lock, flags);
+}
+
+/*
+ * The record of the group whose last live thread @tsk is, for its exit
+ * message: summed as for a GET, so that a thread that left the group's
+ * live count before @tsk, but has not folded itself in yet, counts too.
+ * ERR_PTR(-ENOMEM) if there is no room for it: the listeners that were
+ * to hear of the group are told of a lost message. Not charged to the
+ * group's memory cgroup, where a dying task's charge may fail: it is
+ * freed before taskstats_exit() returns.
+ */
+static struct taskstats *group_exit_sum(struct task_struct *tsk)
+{
+	struct taskstats *sum = kmalloc(sizeof(*sum), GFP_KERNEL);
+
+	if (!sum)
+		return ERR_PTR(-ENOMEM);
+	group_sum(tsk, sum);	/* 0: @tsk is current */
+	return sum;
 }
 
 /*
  * The exit message number @seqnum of @tsk with the ids of @rq's
- * namespaces, with the record of its group @group unless that is NULL.
+ * namespaces, with the record of its group @group unless that is NULL;
+ * none if @group is an error.
  */
 static struct sk_buff *exit_msg(struct task_struct *tsk, int group_dead,
 				const struct taskstats *group,
 				const struct requester *rq, u32 seqnum)
 {
-	struct sighand_struct *sighand;
 	struct taskstats *stats;
-	unsigned long flags;
 	struct sk_buff *skb;
 	struct ts_msg msg;
 
+	if (IS_ERR(group))
+		return NULL;
 	skb = genlmsg_new((group ? 2 : 1) * record_size(), GFP_KERNEL);
 	if (!skb)
 		return NULL;
@@ -2009,14 +2049,7 @@ static struct sk_buff *exit_msg(struct task_struct *tsk, int group_dead,
 				    task_tgid_nr_ns(tsk, rq->pid_ns));
 		if (!stats)
 			goto fail;
-		/*
-		 * A thread that left before us may still be folding itself
-		 * in (group_fold_exit()): copy a consistent snapshot.
-		 */
-		sighand = exiting_sighand(tsk);
-		spin_lock_irqsave(&sighand->siglock, flags);
 		memcpy(stats, group, sizeof(*stats));
-		spin_unlock_irqrestore(&sighand->siglock, flags);
 		stats->version = TASKSTATS_VERSION;
 	}
 	msg_close(skb, &msg);
@@ -2114,8 +2147,8 @@ static bool exit_heard(struct task_struct *tsk, unsigned int cpu)
 void taskstats_exit(struct task_struct *tsk, int group_dead)
 {
 	unsigned int cpu = raw_smp_processor_id();
+	struct taskstats *group, *sum = NULL;
 	struct pid_namespace *ns;
-	struct taskstats *group;
 	int idx;
 
 	if (!family_registered)
@@ -2127,16 +2160,19 @@ void taskstats_exit(struct task_struct *tsk, int group_dead)
 
 	if (!exit_heard(tsk, cpu))
 		return;
+	if (group && group_dead)
+		sum = group_exit_sum(tsk);
 	idx = srcu_read_lock(&listeners_srcu);
 	for (ns = task_active_pid_ns(tsk); ns; ns = ns->parent) {
 		struct taskstats_listeners *nsl = nsl_find(ns);
 
 		if (nsl)
-			notify_listeners(tsk, group_dead,
-					 group_dead ? group : NULL,
+			notify_listeners(tsk, group_dead, sum,
 					 per_cpu_ptr(nsl->cpu, cpu));
 	}
 	srcu_read_unlock(&listeners_srcu, idx);
+	if (!IS_ERR(sum))
+		kfree(sum);
 }
 
 /* --------------------------------------------------------------- family */
