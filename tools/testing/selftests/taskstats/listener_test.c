@@ -665,6 +665,24 @@ static int arm_failslab(const char *fn)
 }
 
 /*
+ * Arms failslab under taskstats_exit(), lets @child exit (EOF on @go) and
+ * reaps it: one allocation of its exit must have failed.
+ */
+static void exit_under_failslab(struct __test_metadata *_metadata, int go,
+				pid_t child)
+{
+	char times[32];
+	int status;
+
+	ASSERT_EQ(0, arm_failslab("taskstats_exit"));
+	close(go);
+	ASSERT_EQ(child, waitpid(child, &status, 0));
+	ASSERT_EQ(0, status);
+	ASSERT_LT(0, ts_read_file(FAILSLAB "/times", times, sizeof(times)));
+	ASSERT_EQ(0, atoi(times)) TH_LOG("no allocation failed: the test proves nothing");
+}
+
+/*
  * Drains @fd: whether @pid's record came (into @rec, unless NULL), and
  * whether ENOBUFS did.
  */
@@ -705,8 +723,7 @@ static void drain_for(int fd, pid_t pid, bool *heard, bool *lost,
 TEST_F(lost, a_record_not_allocated_for_one_listener_is_enobufs_and_the_next_gets_it)
 {
 	bool heard[2], lost[2];
-	char times[32];
-	int go[2], status;
+	int go[2];
 	cpu_set_t cpu0;
 	pid_t child;
 
@@ -727,12 +744,7 @@ TEST_F(lost, a_record_not_allocated_for_one_listener_is_enobufs_and_the_next_get
 		_exit(read(go[0], &c, 1) == 0 ? 0 : 2);
 	}
 	close(go[0]);
-	ASSERT_EQ(0, arm_failslab("taskstats_exit"));
-	close(go[1]);
-	ASSERT_EQ(child, waitpid(child, &status, 0));
-	ASSERT_EQ(0, status);
-	ASSERT_LT(0, ts_read_file(FAILSLAB "/times", times, sizeof(times)));
-	ASSERT_EQ(0, atoi(times)) TH_LOG("no allocation failed: the test proves nothing");
+	exit_under_failslab(_metadata, go[1], child);
 	for (int i = 0; i < 2; i++)
 		drain_for(self->l[i], child, &heard[i], &lost[i], NULL);
 	TH_LOG("listener 0: heard %d, ENOBUFS %d; listener 1: heard %d, ENOBUFS %d",
@@ -863,6 +875,61 @@ static void thread_exit_under_failslab(struct __test_metadata *_metadata,
 TEST_F(lost, a_thread_exiting_under_failing_allocations_still_counts_in_its_group)
 {
 	thread_exit_under_failslab(_metadata, self->l, self->family);
+}
+
+static void *return_at_once(void *arg)
+{
+	return arg;
+}
+
+/*
+ * A group's last thread sums the group for its exit message into a
+ * buffer of its own. If that cannot be allocated, every listener that
+ * was to hear of the group gets ENOBUFS instead of the message: none gets
+ * a group record missing threads, or the task's record without the
+ * group's. Here both listeners are root's, which may read the leader.
+ */
+TEST_F(lost, a_group_record_not_summed_at_the_last_exit_is_enobufs_for_its_listeners)
+{
+	bool heard[2], lost[2];
+	int go[2], ready[2];
+	char c;
+	pid_t child;
+
+	ASSERT_EQ(0, pipe2(go, O_CLOEXEC));
+	ASSERT_EQ(0, pipe2(ready, O_CLOEXEC));
+	child = fork();
+	ASSERT_LE(0, child);
+	if (child == 0) {
+		cpu_set_t cpu0;
+		pthread_t t;
+		void *ret;
+
+		close(go[1]);
+		close(ready[0]);
+		CPU_ZERO(&cpu0);
+		CPU_SET(0, &cpu0);
+		/* A second thread, gone: the leader is the last of two. */
+		if (sched_setaffinity(0, sizeof(cpu0), &cpu0) ||
+		    pthread_create(&t, NULL, return_at_once, NULL) ||
+		    pthread_join(t, &ret) ||
+		    ts_write_file("/proc/self/make-it-fail", "1") ||
+		    write(ready[1], "R", 1) != 1)
+			_exit(1);
+		_exit(read(go[0], &c, 1) == 0 ? 0 : 2);
+	}
+	close(go[0]);
+	close(ready[1]);
+	ASSERT_EQ(1, read(ready[0], &c, 1));
+	close(ready[0]);
+	for (int i = 0; i < 2; i++)
+		drain_for(self->l[i], 0, &heard[i], &lost[i], NULL);
+	exit_under_failslab(_metadata, go[1], child);
+	for (int i = 0; i < 2; i++) {
+		drain_for(self->l[i], child, &heard[i], &lost[i], NULL);
+		EXPECT_FALSE(heard[i]) TH_LOG("listener %d heard the leader", i);
+		EXPECT_TRUE(lost[i]) TH_LOG("listener %d was not told of a loss", i);
+	}
 }
 
 /* ------------------------------------------------------------------- heard */
