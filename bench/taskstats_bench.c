@@ -16,6 +16,10 @@
  *   get [-n COUNT]                 mean ns of a TASKSTATS_CMD_GET (PID)
  *   tgid [-t THREADS] [-n COUNT]   mean ns of a TGID GET of a process
  *                                  with THREADS blocked threads
+ *   siglock [-t THREADS] [-n COUNT]
+ *                                  the same GET on CPU 1 (THREADS 4096),
+ *                                  and the longest a thread of the group
+ *                                  on CPU 0 waits for its siglock
  *   collect -N TASKS [-r REPS]     every task's record with one GET per
  *                                  /proc entry and with a dump, by pid and
  *                                  by tgid: time, syscalls, records
@@ -600,11 +604,38 @@ static void *blocked_thread(void *arg)
 	return NULL;
 }
 
+/* Starts @n threads blocked reading @gate; how many started. */
+static long blocked_threads_start(pthread_t *tids, long n, int *gate)
+{
+	pthread_attr_t attr;
+	long started = 0;
+
+	pthread_attr_init(&attr);
+	pthread_attr_setstacksize(&attr, 64 * 1024);
+	while (started < n) {
+		errno = pthread_create(&tids[started], &attr, blocked_thread, gate);
+		if (errno)
+			break;
+		started++;
+	}
+	pthread_attr_destroy(&attr);
+	return started;
+}
+
+/* Ends the threads blocked_threads_start() started: EOF on @gate. */
+static void blocked_threads_stop(pthread_t *tids, long started, int *gate_fds)
+{
+	close(gate_fds[1]);
+	for (long i = 0; i < started; i++)
+		pthread_join(tids[i], NULL);
+	close(gate_fds[0]);
+	free(tids);
+}
+
 static int cmd_tgid(const struct opts *o)
 {
-	long threads = o->threads > 0 ? o->threads : 64, i, started = 0;
+	long threads = o->threads > 0 ? o->threads : 64, started;
 	long count = pick(o->count, 20000, 500, o);
-	pthread_attr_t attr;
 	pthread_t *tids;
 	char name[64];
 	int gate[2], ret;
@@ -612,26 +643,95 @@ static int cmd_tgid(const struct opts *o)
 	tids = calloc(threads, sizeof(*tids));
 	if (!tids || pipe(gate))
 		return fail("tgid setup");
-	pthread_attr_init(&attr);
-	pthread_attr_setstacksize(&attr, 64 * 1024);
-	for (i = 0; i < threads; i++) {
-		errno = pthread_create(&tids[i], &attr, blocked_thread, &gate[0]);
-		if (errno)
-			break;
-		started++;
-	}
-	pthread_attr_destroy(&attr);
+	started = blocked_threads_start(tids, threads, &gate[0]);
 	if (started < threads) {
 		ret = fail("pthread_create");
 	} else {
 		snprintf(name, sizeof(name), "get_tgid_%ld", threads);
 		ret = time_gets(TASKSTATS_CMD_ATTR_TGID, getpid(), count, name);
 	}
-	close(gate[1]);
-	for (i = 0; i < started; i++)
-		pthread_join(tids[i], NULL);
-	close(gate[0]);
-	free(tids);
+	blocked_threads_stop(tids, started, gate);
+	return ret;
+}
+
+/* The thread of cmd_siglock() that takes its siglock, on CPU 0. */
+struct siglock_prober {
+	int started;
+	int stop;
+	int err;
+	unsigned long long calls, longest;
+};
+
+static void *siglock_prober_main(void *arg)
+{
+	struct siglock_prober *p = arg;
+	sigset_t set;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGUSR2);
+	p->err = pin_cpu0() ? errno : 0;
+	__atomic_store_n(&p->started, 1, __ATOMIC_RELEASE);
+	while (!p->err && !__atomic_load_n(&p->stop, __ATOMIC_ACQUIRE)) {
+		/* Each call changes the mask: one that did not takes no lock. */
+		for (int how = 0; how < 2; how++) {
+			unsigned long long t0 = now_ns(), d;
+
+			pthread_sigmask(how ? SIG_UNBLOCK : SIG_BLOCK, &set, NULL);
+			d = now_ns() - t0;
+			if (d > p->longest)
+				p->longest = d;
+			p->calls++;
+		}
+	}
+	return NULL;
+}
+
+/*
+ * What a TGID GET of a large group costs the group's other threads: one
+ * thread on CPU 0 blocks and unblocks a signal without pause (each call
+ * takes the process's siglock), while this one, on CPU 1, reads the
+ * group THREADS + 2 threads strong by TGID, back to back. A kernel that
+ * sums the group under siglock, interrupts off, makes that thread wait
+ * for up to a whole GET.
+ */
+static int cmd_siglock(const struct opts *o)
+{
+	long threads = pick(o->threads, 4096, 64, o), started;
+	long count = pick(o->count, 200, 20, o);
+	struct siglock_prober p = {};
+	pthread_t prober, *tids;
+	char name[64];
+	cpu_set_t cpu1;
+	int gate[2], ret;
+
+	CPU_ZERO(&cpu1);
+	CPU_SET(1, &cpu1);
+	if (sched_setaffinity(0, sizeof(cpu1), &cpu1))
+		return fail("siglock: CPU 1");
+	tids = calloc(threads, sizeof(*tids));
+	if (!tids || pipe(gate))
+		return fail("siglock setup");
+	started = blocked_threads_start(tids, threads, &gate[0]);
+	if (started == threads)
+		errno = pthread_create(&prober, NULL, siglock_prober_main, &p);
+	if (started < threads || errno) {
+		ret = fail("pthread_create");
+	} else {
+		while (!__atomic_load_n(&p.started, __ATOMIC_ACQUIRE))
+			sched_yield();
+		snprintf(name, sizeof(name), "get_tgid_%ld_siglock", threads);
+		ret = time_gets(TASKSTATS_CMD_ATTR_TGID, getpid(), count, name);
+		__atomic_store_n(&p.stop, 1, __ATOMIC_RELEASE);
+		pthread_join(prober, NULL);
+		errno = p.err;
+		if (p.err)
+			ret = fail("siglock prober");
+		note("siglock: %llu mask changes on CPU 0, the longest %llu ns",
+		     p.calls, p.longest);
+		if (!ret)
+			resultf(p.longest, "ns", "get_tgid_%ld_siglock_wait_max", threads);
+	}
+	blocked_threads_stop(tids, started, gate);
 	return ret;
 }
 
@@ -1507,6 +1607,7 @@ static void print_usage(void)
 		"  directio -f FILE_OR_DEVICE [-n COUNT]\n"
 		"  get [-n COUNT]\n"
 		"  tgid [-t THREADS] [-n COUNT]\n"
+		"  siglock [-t THREADS] [-n COUNT]\n"
 		"  collect -N TASKS [-r REPS]\n"
 		"  cgroup -N TASKS [-g MEMBERS] [-r REPS]\n"
 		"  exit [-l LISTENERS] [-c CONTAINERS] [-n COUNT]\n"
@@ -1594,6 +1695,8 @@ int main(int argc, char **argv)
 		return cmd_get(&o);
 	if (!strcmp(cmd, "tgid"))
 		return cmd_tgid(&o);
+	if (!strcmp(cmd, "siglock"))
+		return cmd_siglock(&o);
 	if (!strcmp(cmd, "collect"))
 		return cmd_collect(&o);
 	if (!strcmp(cmd, "cgroup"))
