@@ -101,16 +101,16 @@ block_delays() {
 
 # GET latency: one task, then thread groups of 2 and 64 (what a thread
 # costs is the difference), the latter again with every thread's delays
-# accounted (threads created after switching it on). Then what a TGID GET
-# of a large group costs the group's other threads: how long one of them
-# waits for its siglock meanwhile.
+# accounted (threads created after switching it on). Then a group of 4097
+# threads, and what its TGID GETs cost its other threads: how often one of
+# them can take its siglock meanwhile.
 block_gets() {
 	local big=4096
-	[[ $mode == quick ]] && big=64
+	[[ $mode == quick ]] && big=32
 	step get_pid "$bench" "${q[@]}" get
 	step get_tgid_1 "$bench" "${q[@]}" tgid -t 1
 	step get_tgid_64 "$bench" "${q[@]}" tgid -t 64
-	step "get_tgid_${big}_siglock_wait_max" "$bench" "${q[@]}" siglock -t "$big"
+	step "get_tgid_${big}_siglock_rate" "$bench" "${q[@]}" siglock -t "$big"
 	if "$bench" delayacct on >/dev/null 2>&1; then
 		step get_tgid_64_delayacct_on "$bench" "${q[@]}" -T delayacct_on tgid -t 64
 		echo "${delayacct_prev/none/0}" >/proc/sys/kernel/task_delayacct

@@ -244,10 +244,9 @@ def goals(data, clocks=CLOCKS):
                            ("get_tgid_64", "TGID GET latency, 64 threads"),
                            ("get_tgid_64_delayacct_on",
                             "TGID GET latency, 64 threads with delay accounting"),
-                           ("get_tgid_4096_siglock",
-                            "TGID GET latency, 4097 threads, one taking its siglock"),
-                           ("get_tgid_4096_siglock_wait_max",
-                            "siglock wait of a thread of a group read by TGID GETs"),
+                           ("get_tgid_4096", "TGID GET latency, 4097 threads"),
+                           ("get_tgid_4096_siglock_rate",
+                            "siglock takes of a thread of a group read by TGID GETs"),
                            ("exit_l0", "fork+exit+wait, no listener"),
                            ("exit_l1", "fork+exit+wait, 1 listener"),
                            ("exit_l4", "fork+exit+wait, 4 listeners")):
