@@ -448,12 +448,12 @@ static int get_one(struct nl *nl, __u16 attr, __u32 id, char *buf)
 
 /* ----------------------------------------------------------------- pingpong */
 
-static int pin_cpu0(void)
+static int pin_cpu(int cpu)
 {
 	cpu_set_t set;
 
 	CPU_ZERO(&set);
-	CPU_SET(0, &set);
+	CPU_SET(cpu, &set);
 	return sched_setaffinity(0, sizeof(set), &set);
 }
 
@@ -465,7 +465,7 @@ static int cmd_pingpong(const struct opts *o)
 	char c = 'x';
 	pid_t pid;
 
-	if (pin_cpu0())
+	if (pin_cpu(0))
 		return fail("pinning to CPU 0");
 	if (pipe(ping) || pipe(pong))
 		return fail("pipe");
@@ -562,28 +562,34 @@ static int cmd_directio(const struct opts *o)
 
 /* ---------------------------------------------------------------- get, tgid */
 
-static int time_gets(__u16 attr, __u32 id, long count, const char *name)
+/* @count GETs of @id on @nl, untimed. */
+static int gets_on(struct nl *nl, __u16 attr, __u32 id, long count)
 {
 	static char buf[RXBUF_SIZE];
-	unsigned long long t0 = 0, t1;
-	long warm = count / 20 + 1, i;
+	int r = 1;
+
+	for (long i = 0; i < count && r == 1; i++)
+		r = get_one(nl, attr, id, buf);
+	errno = r < 0 ? -r : EPROTO;
+	return r == 1 ? 0 : fail("TASKSTATS_CMD_GET");
+}
+
+/* @count GETs of @id, after a twentieth as many untimed: their mean. */
+static int time_gets(__u16 attr, __u32 id, long count, const char *name)
+{
+	unsigned long long t0, t1;
 	struct nl nl;
-	int r;
+	int ret;
 
 	if (nl_taskstats(&nl, 0))
 		return 1;
-	for (i = -warm; i < count; i++) {
-		if (i == 0)
-			t0 = now_ns();
-		r = get_one(&nl, attr, id, buf);
-		if (r != 1) {
-			close(nl.fd);
-			errno = r < 0 ? -r : EPROTO;
-			return fail("TASKSTATS_CMD_GET");
-		}
-	}
+	ret = gets_on(&nl, attr, id, count / 20 + 1);
+	t0 = now_ns();
+	ret = ret ? ret : gets_on(&nl, attr, id, count);
 	t1 = now_ns();
 	close(nl.fd);
+	if (ret)
+		return ret;
 	note("%s: %ld GETs in %.3f s", name, count, (t1 - t0) / 1e9);
 	result(name, (double)(t1 - t0) / count, "ns");
 	return 0;
@@ -605,69 +611,79 @@ static void *blocked_thread(void *arg)
 	return NULL;
 }
 
-/* @count GETs of @id, untimed. */
+/* @count GETs of @id on a socket of their own, untimed. */
 static int plain_gets(__u16 attr, __u32 id, long count)
 {
-	static char buf[RXBUF_SIZE];
 	struct nl nl;
-	int r = 1;
+	int ret;
 
 	if (nl_taskstats(&nl, 0))
 		return 1;
-	for (long i = 0; i < count && r == 1; i++)
-		r = get_one(&nl, attr, id, buf);
+	ret = gets_on(&nl, attr, id, count);
 	close(nl.fd);
-	errno = r < 0 ? -r : EPROTO;
-	return r == 1 ? 0 : fail("TASKSTATS_CMD_GET");
+	return ret;
 }
 
-/* Starts @n threads blocked reading @gate; how many started. */
-static long blocked_threads_start(pthread_t *tids, long n, int *gate)
+/* Threads blocked in read() until the gate's write end closes. */
+struct blocked {
+	pthread_t *tids;
+	long started;
+	int gate[2];
+};
+
+/* Starts @n blocked threads; 0, or what failed (reported). */
+static int blocked_start(struct blocked *b, long n)
 {
 	pthread_attr_t attr;
-	long started = 0;
 
+	b->started = 0;
+	b->tids = calloc(n, sizeof(*b->tids));
+	if (!b->tids || pipe(b->gate)) {
+		free(b->tids);
+		b->tids = NULL;	/* nothing for blocked_stop() */
+		return fail("blocked threads");
+	}
 	pthread_attr_init(&attr);
 	pthread_attr_setstacksize(&attr, 64 * 1024);
-	while (started < n) {
-		errno = pthread_create(&tids[started], &attr, blocked_thread, gate);
+	while (b->started < n) {
+		errno = pthread_create(&b->tids[b->started], &attr, blocked_thread,
+				       &b->gate[0]);
 		if (errno)
 			break;
-		started++;
+		b->started++;
 	}
 	pthread_attr_destroy(&attr);
-	return started;
+	if (b->started == n)
+		return 0;
+	return fail("pthread_create");
 }
 
-/* Ends the threads blocked_threads_start() started: EOF on @gate. */
-static void blocked_threads_stop(pthread_t *tids, long started, int *gate_fds)
+/* Ends what blocked_start() started, even partly: EOF on the gate. */
+static void blocked_stop(struct blocked *b)
 {
-	close(gate_fds[1]);
-	for (long i = 0; i < started; i++)
-		pthread_join(tids[i], NULL);
-	close(gate_fds[0]);
-	free(tids);
+	close(b->gate[1]);
+	for (long i = 0; i < b->started; i++)
+		pthread_join(b->tids[i], NULL);
+	close(b->gate[0]);
+	free(b->tids);
 }
 
 static int cmd_tgid(const struct opts *o)
 {
-	long threads = o->threads > 0 ? o->threads : 64, started;
+	long threads = o->threads > 0 ? o->threads : 64;
 	long count = pick(o->count, 20000, 500, o);
-	pthread_t *tids;
+	struct blocked b;
 	char name[64];
-	int gate[2], ret;
+	int ret;
 
-	tids = calloc(threads, sizeof(*tids));
-	if (!tids || pipe(gate))
-		return fail("tgid setup");
-	started = blocked_threads_start(tids, threads, &gate[0]);
-	if (started < threads) {
-		ret = fail("pthread_create");
-	} else {
+	ret = blocked_start(&b, threads);
+	if (!b.tids)
+		return ret;
+	if (!ret) {
 		snprintf(name, sizeof(name), "get_tgid_%ld", threads);
 		ret = time_gets(TASKSTATS_CMD_ATTR_TGID, getpid(), count, name);
 	}
-	blocked_threads_stop(tids, started, gate);
+	blocked_stop(&b);
 	return ret;
 }
 
@@ -686,7 +702,7 @@ static void *siglock_prober_main(void *arg)
 
 	sigemptyset(&set);
 	sigaddset(&set, SIGUSR2);
-	p->err = pin_cpu0() ? errno : 0;
+	p->err = pin_cpu(0) ? errno : 0;
 	p->t0 = now_ns();
 	__atomic_store_n(&p->started, 1, __ATOMIC_RELEASE);
 	while (!p->err && !__atomic_load_n(&p->stop, __ATOMIC_ACQUIRE)) {
@@ -713,31 +729,28 @@ static void *siglock_prober_main(void *arg)
  */
 static int cmd_siglock(const struct opts *o)
 {
-	long threads = pick(o->threads, 4096, 32, o), started;
+	long threads = pick(o->threads, 4096, 32, o);
 	long count = pick(o->count, 200, 20, o);
 	struct siglock_prober p = {};
-	pthread_t prober, *tids;
+	struct blocked b;
+	pthread_t prober;
 	char name[64];
-	cpu_set_t cpu1;
-	int gate[2], ret;
+	int ret;
 
-	CPU_ZERO(&cpu1);
-	CPU_SET(1, &cpu1);
-	if (sched_setaffinity(0, sizeof(cpu1), &cpu1))
+	if (pin_cpu(1))
 		return fail("siglock: CPU 1");
-	tids = calloc(threads, sizeof(*tids));
-	if (!tids || pipe(gate))
-		return fail("siglock setup");
-	started = blocked_threads_start(tids, threads, &gate[0]);
-	if (started < threads) {
-		ret = fail("pthread_create");
+	ret = blocked_start(&b, threads);
+	if (!b.tids)
+		return ret;
+	if (ret)
 		goto out;
-	}
 	snprintf(name, sizeof(name), "get_tgid_%ld", threads);
 	ret = time_gets(TASKSTATS_CMD_ATTR_TGID, getpid(), count, name);
-	errno = ret ? 0 : pthread_create(&prober, NULL, siglock_prober_main, &p);
-	if (ret || errno) {
-		ret = ret ? ret : fail("pthread_create");
+	if (ret)
+		goto out;
+	errno = pthread_create(&prober, NULL, siglock_prober_main, &p);
+	if (errno) {
+		ret = fail("pthread_create");
 		goto out;
 	}
 	while (!__atomic_load_n(&p.started, __ATOMIC_ACQUIRE))
@@ -753,7 +766,7 @@ static int cmd_siglock(const struct opts *o)
 		resultf(p.calls * 1e9 / (p.t1 - p.t0), "changes/s",
 			"get_tgid_%ld_siglock_rate", threads);
 out:
-	blocked_threads_stop(tids, started, gate);
+	blocked_stop(&b);
 	return ret;
 }
 
@@ -1563,7 +1576,7 @@ static int cmd_exit(const struct opts *o)
 	 * were created with): a child woken on the other CPU would leave both
 	 * idle at times, and under -icount idle time follows the host's clock.
 	 */
-	if (!ret && pin_cpu0())
+	if (!ret && pin_cpu(0))
 		ret = fail("pinning to CPU 0");
 	if (!ret)
 		ret = fork_exit_loop(count, &ns);
