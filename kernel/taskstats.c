@@ -1070,7 +1070,7 @@ static int collect_group(struct task_struct *leader, struct taskstats *stats)
  * parts run from recvmsg(), outside cb_lock but under the socket's dump
  * mutex, which a new request on that socket takes under cb_lock, without
  * a timeout: the same stall, one lock removed. They wait EXEC_WAIT, then
- * give -EAGAIN too; -EINTR on a fatal signal.
+ * give -EAGAIN too; -EINTR on a fatal signal. A dump skips the task.
  */
 static int exec_lock_read(struct rw_semaphore *lock, bool may_wait)
 {
@@ -1689,6 +1689,8 @@ struct dump_ctx {
 	int next;		/* the pid walk: pid number to resume from */
 	bool tgid;		/* one record per thread group */
 	bool later;		/* past the first part: made from recvmsg() */
+	bool stalled;		/* an exec outlasted EXEC_WAIT: wait no more */
+	unsigned int mid_exec;	/* tasks left out mid-exec */
 };
 
 /* The next task of the dump, with a reference; *@nr its id. */
@@ -1770,6 +1772,25 @@ static int taskstats_dump_done(struct netlink_callback *cb)
 }
 
 /*
+ * The dump has no task left: NLMSG_DONE follows, and says in its extack how
+ * many tasks were skipped mid-exec. If this skb has no room for both, they
+ * go in the next.
+ */
+static int dump_end(struct sk_buff *skb, struct netlink_callback *cb,
+		    const struct dump_ctx *ctx)
+{
+	size_t room;
+
+	if (!ctx->mid_exec || !cb->extack)
+		return 0;
+	NL_SET_ERR_MSG_FMT(cb->extack, "tasks skipped mid-exec: %u",
+			   ctx->mid_exec);
+	room = nlmsg_total_size(sizeof(int)) +
+	       nla_total_size(strlen(cb->extack->_msg) + 1);
+	return skb->len && skb_tailroom(skb) < room ? skb->len : 0;
+}
+
+/*
  * GET with NLM_F_DUMP: one TASKSTATS_CMD_NEW message per record, as every
  * netlink dump sends one object per message, and as many messages per
  * call as the skb holds. A task whose message has no room left opens the
@@ -1781,6 +1802,14 @@ static int taskstats_dump_done(struct netlink_callback *cb)
  * instead would let a privileged reader fill an unprivileged socket;
  * judging the starter's credentials in the reader's context would let the
  * reader's own tasks pass unjudged.
+ *
+ * A task in an exec that holds its exec_update_lock (see exec_lock_read())
+ * is skipped, not the end of the dump: otherwise one user's stuck exec
+ * would cut every other user's dump short at that task, for as long as it
+ * likes. A first part cannot wait; after a record, it ends there and the
+ * next part waits EXEC_WAIT for the task. A wait in vain is the last of
+ * the dump: later tasks mid-exec are skipped at once, so that a thousand
+ * stuck execs cost one wait, not a thousand.
  */
 static int taskstats_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 {
@@ -1791,14 +1820,15 @@ static int taskstats_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 	struct task_struct *tsk;
 	struct taskstats *stats;
 	int nr = ctx->next;
-	bool full = false, may_wait;
+	bool full = false, first, may_wait;
 	struct ts_msg msg;
 	unsigned int skipped = 0;
 	int ret, err = 0;
 
 	if (current_cred() != rq->cred)
 		return -EPERM;
-	may_wait = ctx->later;
+	first = !ctx->later;
+	may_wait = !first && !ctx->stalled;
 	ctx->later = true;
 	for (; (tsk = dump_next(ctx, &nr)); nr++) {
 		stats = msg_open(skb, NETLINK_CB(cb->skb).portid,
@@ -1816,13 +1846,18 @@ static int taskstats_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 		put_task_struct(tsk);
 		if (ret) {
 			nlmsg_cancel(skb, msg.nlh);
-			if (ret == -EAGAIN && records) {
+			if (ret == -EAGAIN && first && records) {
 				/* Mid-exec: the next part waits a moment. */
 				dump_back(ctx);
 				full = true;
 				break;
 			}
-			if (ret == -EPERM) {	/* not the requester's to read */
+			if (ret == -EAGAIN) {	/* mid-exec still: left out */
+				ctx->stalled |= may_wait;
+				ctx->mid_exec++;
+			}
+			/* Left out: not the requester's to read, or mid-exec. */
+			if (ret == -EPERM || ret == -EAGAIN) {
 				ret = walk_pause(&skipped);
 				if (!ret)
 					continue;
@@ -1851,7 +1886,7 @@ static int taskstats_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 	if (err)
 		return err;	/* ends the dump, after the records so far */
 	if (!full)
-		return 0;	/* the end: NLMSG_DONE can share this skb */
+		return dump_end(skb, cb, ctx);
 	/* A record that fits in no skb at all would loop forever. */
 	return records ? skb->len : -EMSGSIZE;
 }

@@ -849,30 +849,31 @@ static void stuck_record(uint32_t id, int aggr, const struct taskstats *ts, void
 		memcpy(s->comm, ts->ac_comm, sizeof(s->comm));
 }
 
-static int dump_stuck(int fd, uint16_t family, struct stuck_seen *s)
+/* What the NLMSG_DONE of a dump that skipped the exec says. */
+#define SKIPPED_THE_EXEC	"tasks skipped mid-exec: 1"
+
+/* A dump, with the extack message of its NLMSG_DONE in @c. */
+static int dump_stuck(int fd, uint16_t family, struct stuck_seen *s,
+		      struct tsnl_dump_count *c)
 {
+	int one = 1;
+
 	memset(s->comm, 0, sizeof(s->comm));
 	seen_reset(&s->seen, false);
-	return tsnl_dump(fd, family, false, stuck_record, s, NULL);
+	if (setsockopt(fd, SOL_NETLINK, NETLINK_EXT_ACK, &one, sizeof(one)))
+		return -errno;
+	return tsnl_dump(fd, family, false, stuck_record, s, c);
 }
 
-/* The exec is its first readable task: no record before it. */
-static int dump_stuck_exec_first(int fd, uint16_t family, pid_t other)
+/*
+ * Whether a dump that met the exec left it out, said so, and went on to
+ * the tasks after it: the caller, forked after the exec, has a higher pid.
+ */
+static bool dump_skipped_the_exec(const struct stuck_seen *s,
+				  const struct tsnl_dump_count *c)
 {
-	static struct stuck_seen s;
-
-	for (int i = 0; i < 6000; i++) {
-		int n = dump_stuck(fd, family, &s);
-
-		if (n == -EAGAIN)
-			return MET_EXEC;
-		if (n < 0)
-			return DUMP_FAILED;
-		if (!strcmp(s.comm, "sleep"))
-			return WAITED;
-		usleep(10000);
-	}
-	return NEVER_MET;
+	return !strcmp(c->done_msg, SKIPPED_THE_EXEC) && !s->seen.count[stuck] &&
+	       s->seen.count[getpid()] == 1;
 }
 
 /* Whether the exec still holds its lock: a GET of it on a socket of its own. */
@@ -887,22 +888,43 @@ static int exec_still_runs(uint16_t family)
 	return ret < 0 ? GET_FAILED : ret;
 }
 
+/* The exec is its first readable task: no record before it. */
+static int dump_stuck_exec_first(int fd, uint16_t family, pid_t other)
+{
+	static struct stuck_seen s;
+	struct tsnl_dump_count c;
+
+	for (int i = 0; i < 6000; i++) {
+		int n = dump_stuck(fd, family, &s, &c);
+
+		if (n < 0)
+			return DUMP_FAILED;
+		if (!strcmp(s.comm, "sleep"))
+			return WAITED;
+		if (c.done_msg[0])
+			return dump_skipped_the_exec(&s, &c) ?
+			       exec_still_runs(family) : DUMP_WRONG;
+		usleep(10000);
+	}
+	return NEVER_MET;
+}
+
 /*
  * Once a GET met the exec, a dump: its first part ends at the exec,
  * after the record before it; the next part waits a moment, finds the
- * exec still there and ends the dump with EAGAIN, long before the exec
- * is done.
+ * exec still there, leaves it out and lists the tasks after it, long
+ * before the exec is done.
  */
 static int dump_stuck_exec_after(int fd, uint16_t family, pid_t other)
 {
 	static struct stuck_seen s;
+	struct tsnl_dump_count c;
 	int ret = get_until_the_exec(fd, family);
 
 	if (ret)
 		return ret;
-	if (dump_stuck(fd, family, &s) != -EAGAIN)
-		return DUMP_WRONG;
-	if (s.seen.count[before] != 1 || s.seen.count[stuck])
+	if (dump_stuck(fd, family, &s, &c) < 2 || c.reads < 2 ||
+	    s.seen.count[before] != 1 || !dump_skipped_the_exec(&s, &c))
 		return DUMP_WRONG;
 	return exec_still_runs(family);
 }
@@ -1037,7 +1059,12 @@ TEST_F_TIMEOUT(stuck, get_of_ones_task_stuck_in_exec_is_eagain_at_once, 120)
 	EXPECT_EQ(MET_EXEC, ts_as_nobody(get_stuck_exec, self->family, 0));
 }
 
-TEST_F_TIMEOUT(stuck, dump_meeting_an_exec_before_any_record_ends_with_eagain, 120)
+/*
+ * One user's exec, stuck as long as it likes, must not cut another's dump
+ * short: the dump leaves that task out, says so in its NLMSG_DONE, and
+ * goes on.
+ */
+TEST_F_TIMEOUT(stuck, dump_meeting_an_exec_before_any_record_skips_it_and_says_so, 120)
 {
 	stuck = stuck_exec_start();
 	ASSERT_LT(0, stuck);
@@ -1057,9 +1084,10 @@ static void stuck_after_a_sleeper(struct __test_metadata *_metadata,
 
 /*
  * The part after the first runs from recvmsg(), under the socket's dump
- * mutex: it waits a moment for an exec, not as long as the exec likes.
+ * mutex: it waits a moment for an exec, not as long as the exec likes,
+ * then leaves the task out.
  */
-TEST_F_TIMEOUT(stuck, dump_meeting_a_long_exec_after_a_record_ends_with_eagain_before_it, 120)
+TEST_F_TIMEOUT(stuck, dump_meeting_a_long_exec_after_a_record_skips_it_after_a_moment, 120)
 {
 	stuck_after_a_sleeper(_metadata, &self->sleeper);
 	EXPECT_EQ(MET_EXEC, ts_as_nobody(dump_stuck_exec_after, self->family, 0));

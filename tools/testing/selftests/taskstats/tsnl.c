@@ -777,6 +777,30 @@ int tsnl_dump_records(const struct nlmsghdr *h, tsnl_dump_fn fn, void *arg)
 	return records && it.rem <= 0 ? records : -EBADMSG;
 }
 
+/* The NLMSGERR_ATTR_MSG of @done, an NLMSG_DONE, in @msg; "" if none. */
+static void tsnl_done_msg(const struct nlmsghdr *done, char *msg, size_t size)
+{
+	const char *at = (const char *)NLMSG_DATA(done) + NLMSG_ALIGN(sizeof(int));
+	int rem = (int)done->nlmsg_len - NLMSG_LENGTH(NLMSG_ALIGN(sizeof(int)));
+	const struct nlattr *na;
+
+	msg[0] = 0;
+	if (!(done->nlmsg_flags & NLM_F_ACK_TLVS))
+		return;
+	while (rem >= NLA_HDRLEN) {
+		na = (const void *)at;
+		if (na->nla_len < NLA_HDRLEN || na->nla_len > rem)
+			return;
+		if (na->nla_type == NLMSGERR_ATTR_MSG) {
+			snprintf(msg, size, "%.*s", (int)(na->nla_len - NLA_HDRLEN),
+				 at + NLA_HDRLEN);
+			return;
+		}
+		at += NLA_ALIGN(na->nla_len);
+		rem -= NLA_ALIGN(na->nla_len);
+	}
+}
+
 /**
  * tsnl_dump_part() - read one part of a dump: one datagram, as the
  * kernel builds one skb of the dump per read of the socket.
@@ -808,6 +832,9 @@ int tsnl_dump_part(int fd, uint32_t seq, tsnl_dump_fn fn, void *arg,
 			continue;
 		if (h->nlmsg_type == NLMSG_DONE) {
 			*done = true;
+			if (count)
+				tsnl_done_msg(h, count->done_msg,
+					      sizeof(count->done_msg));
 			err = *(int *)NLMSG_DATA(h);
 			return err < 0 ? err : records;
 		}

@@ -82,11 +82,15 @@ int tsnl_drain(int fd, tsnl_exit_fn fn, void *arg);
 /* One record of a dump: its id, AGGR_PID or AGGR_TGID, and its stats. */
 typedef void (*tsnl_dump_fn)(uint32_t id, int aggr, const struct taskstats *ts,
 			     void *arg);
-/* How a dump arrived: its messages, the reads they took, the most records in one. */
+/*
+ * How a dump arrived: its messages, the reads they took, the most records
+ * in one, and the extack message of its NLMSG_DONE (with NETLINK_EXT_ACK).
+ */
 struct tsnl_dump_count {
 	int messages;
 	int reads;
 	int most;
+	char done_msg[80];
 };
 
 int tsnl_dump(int fd, uint16_t family, bool tgid, tsnl_dump_fn fn, void *arg,
