@@ -78,7 +78,9 @@
  * (sendto(2)) vouches for it alone; one that write(2)s it does not. A
  * dump is judged with the credentials that started it, and only those
  * may continue it: its later parts are built in recvmsg(), by the reader,
- * and a read with other credentials ends it with EPERM.
+ * and a read with other credentials ends it with EPERM. Whoever owns the
+ * socket's network namespace can watch it (nlmon): a requester whose
+ * user namespace does not descend from that owner is refused (EPERM).
  * Credentials other than current's are judged with PTRACE_MODE_NOSELF,
  * so that current's own process is not waved through for them, and
  * current is not marked as having used their capabilities. LSMs consent
@@ -277,13 +279,36 @@ static bool requester_capable(const struct sk_buff *skb,
 }
 
 /*
+ * Whether what @rq is sent on its socket stays among those who hold at
+ * least its privileges. Every message a socket receives passes the
+ * netlink taps (nlmon) of the socket's network namespace, which
+ * CAP_NET_ADMIN over that namespace's owner may open. A requester whose
+ * user namespace does not descend from that owner, such as the host's
+ * admin with a socket made in a rootless container's network namespace,
+ * would hand that container's root records it may not read itself.
+ * Upstream's family lived in the initial network namespace only.
+ */
+static bool requester_net_ok(const struct requester *rq,
+			     const struct sk_buff *skb)
+{
+	const struct user_namespace *owner = sock_net(NETLINK_CB(skb).sk)->user_ns;
+
+	return in_userns(owner, rq->cred->user_ns) &&
+	       (!rq->opener || in_userns(owner, rq->opener->user_ns));
+}
+
+/*
  * The sender of @skb, current. As netlink_capable() and
  * netlink_ns_capable() do for capabilities, the opener's credentials are
  * judged too unless the sender addressed the message itself (sendto(2),
  * sendmsg(2) with a name: NETLINK_SKB_DST), a deliberate act. A write(2)
  * on a socket received from someone else is not.
+ *
+ * -EPERM if the socket's network namespace would show the answers to
+ * less privileged users (requester_net_ok()).
  */
-static void requester_init(struct requester *rq, const struct sk_buff *skb)
+static int requester_init(struct requester *rq, const struct sk_buff *skb,
+			  struct netlink_ext_ack *extack)
 {
 	const struct cred *opener = opener_cred(skb);
 
@@ -303,6 +328,11 @@ static void requester_init(struct requester *rq, const struct sk_buff *skb)
 	 */
 	rq->io_exact = !rq->admin ||
 		       requester_capable(skb, opener, CAP_SYS_PTRACE);
+	if (requester_net_ok(rq, skb))
+		return 0;
+	NL_SET_ERR_MSG(extack,
+		       "socket in a network namespace of a user namespace the requester is not in");
+	return -EPERM;
 }
 
 /* For a requester that outlives its request: a dump or a listener. */
@@ -1290,13 +1320,16 @@ static int cmd_get_stats(struct sk_buff *skb, struct genl_info *info,
 	struct taskstats *stats;
 	struct requester rq;
 	struct sk_buff *rep;
-	int ret = -EMSGSIZE;
 	struct ts_msg msg;
+	int ret;
 
-	requester_init(&rq, skb);
+	ret = requester_init(&rq, skb, info->extack);
+	if (ret)
+		return ret;
 	rep = genlmsg_new(record_size(), GFP_KERNEL);
 	if (!rep)
 		return -ENOMEM;
+	ret = -EMSGSIZE;
 	stats = msg_open(rep, info->snd_portid, info->snd_seq, 0, id_type, id,
 			 &msg);
 	if (!stats)
@@ -1346,13 +1379,16 @@ static int parse_cpumask(const struct nlattr *na, struct cpumask *mask)
  * having used it (PF_SUPERPRIV, ASU in its record), which a container's
  * root that only reads its own tasks has not.
  */
-static int cmd_listener(struct sk_buff *skb, const struct nlattr *na, bool add)
+static int cmd_listener(struct sk_buff *skb, struct genl_info *info,
+			const struct nlattr *na, bool add)
 {
 	struct requester rq;
 	cpumask_var_t mask;
 	int ret;
 
-	requester_init(&rq, skb);
+	ret = requester_init(&rq, skb, info->extack);
+	if (ret)
+		return ret;
 	/* Asked again, audited: here its lack is a refusal. */
 	if (!rq.admin &&
 	    !netlink_ns_capable(skb, rq.pid_ns->user_ns, CAP_NET_ADMIN))
@@ -1377,10 +1413,12 @@ static int taskstats_user_cmd(struct sk_buff *skb, struct genl_info *info)
 	struct nlattr **attrs = info->attrs;
 
 	if (attrs[TASKSTATS_CMD_ATTR_REGISTER_CPUMASK])
-		return cmd_listener(skb, attrs[TASKSTATS_CMD_ATTR_REGISTER_CPUMASK],
+		return cmd_listener(skb, info,
+				    attrs[TASKSTATS_CMD_ATTR_REGISTER_CPUMASK],
 				    true);
 	if (attrs[TASKSTATS_CMD_ATTR_DEREGISTER_CPUMASK])
-		return cmd_listener(skb, attrs[TASKSTATS_CMD_ATTR_DEREGISTER_CPUMASK],
+		return cmd_listener(skb, info,
+				    attrs[TASKSTATS_CMD_ATTR_DEREGISTER_CPUMASK],
 				    false);
 	if (attrs[TASKSTATS_CMD_ATTR_PID])
 		return cmd_get_stats(skb, info, TASKSTATS_TYPE_PID,
@@ -1732,6 +1770,7 @@ static int taskstats_dump_start(struct netlink_callback *cb)
 	struct dump_ctx *ctx = dump_ctx(cb);
 	struct nlattr *cg_fd = NULL;
 	bool subtree = false;
+	int ret;
 
 	if (attrs) {
 		ctx->tgid = nla_get_flag(attrs[TASKSTATS_CMD_ATTR_DUMP_TGID]);
@@ -1743,7 +1782,11 @@ static int taskstats_dump_start(struct netlink_callback *cb)
 	ctx->rq = kmalloc(sizeof(*ctx->rq), GFP_KERNEL_ACCOUNT);
 	if (!ctx->rq)
 		return -ENOMEM;
-	requester_init(ctx->rq, cb->skb);
+	ret = requester_init(ctx->rq, cb->skb, cb->extack);
+	if (ret) {
+		kfree(ctx->rq);
+		return ret;
+	}
 	if (cg_fd) {
 		struct cgroup_list *l = cgroup_list_start(nla_get_u32(cg_fd),
 							  subtree, ctx->tgid,

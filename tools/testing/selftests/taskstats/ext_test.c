@@ -1194,6 +1194,99 @@ static int container(int fd, uint16_t family, pid_t host_pid)
 	return WEXITSTATUS(status);
 }
 
+/*
+ * What a socket opened in the current network namespace is answered: a
+ * GET of pid 1, a dump and a listener registration each succeed (@err 0)
+ * or each fail with @err. Root asks, in the initial user namespace.
+ */
+static int asked_from_this_netns(int err)
+{
+	static struct seen s;
+	static char buf[TSNL_BUF_SIZE];
+	struct tsnl_reply r;
+	struct taskstats ts;
+	uint16_t family;
+	int fd = tsnl_open(), n;
+
+	if (fd < 0 || tsnl_family(fd, TASKSTATS_GENL_NAME, &family))
+		return 50;
+	if (tsnl_get(fd, family, TASKSTATS_CMD_ATTR_PID, 1, &ts, &r, buf) != err)
+		return 51;
+	n = dump_into(fd, family, false, &s);
+	if (err ? n != err : n < 1 || s.count[1] != 1)
+		return 52;
+	if (tsnl_cpumask(fd, family, TASKSTATS_CMD_ATTR_REGISTER_CPUMASK, "0") != err)
+		return 53;
+	return 0;
+}
+
+/* A child that made a rootless container's namespaces and waits; 0 if none. */
+static pid_t container_holder(void)
+{
+	int p[2];
+	pid_t pid;
+	char c;
+
+	if (pipe(p))
+		return 0;
+	pid = fork();
+	if (pid == 0) {
+		close(p[0]);
+		if (container_enter() || write(p[1], "y", 1) != 1)
+			_exit(1);
+		pause();
+		_exit(0);
+	}
+	close(p[1]);
+	if (pid > 0 && read(p[0], &c, 1) != 1) {
+		waitpid(pid, NULL, 0);
+		pid = 0;
+	}
+	close(p[0]);
+	return pid < 0 ? 0 : pid;
+}
+
+/*
+ * Whatever a socket receives passes the taps (nlmon) of its network
+ * namespace, which that namespace's owner may open: the host's admin,
+ * with a socket in a rootless container's network namespace, is
+ * answered nothing that the container's root could watch.
+ */
+TEST_F(ext, a_host_socket_in_a_rootless_containers_network_namespace_is_refused)
+{
+	pid_t holder = container_holder(), asker;
+	char path[64];
+	int status, ns;
+
+	if (!holder)
+		SKIP(return, "cannot create a user namespace");
+	snprintf(path, sizeof(path), "/proc/%d/ns/net", holder);
+	ns = open(path, O_RDONLY | O_CLOEXEC);
+	ASSERT_LE(0, ns);
+	asker = fork();
+	if (asker == 0)
+		_exit(setns(ns, CLONE_NEWNET) ? 40 : asked_from_this_netns(-EPERM));
+	ASSERT_EQ(asker, waitpid(asker, &status, 0));
+	close(ns);
+	kill(holder, SIGKILL);
+	waitpid(holder, NULL, 0);
+	ASSERT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+}
+
+/* The control: a network namespace the host's root made is the host's. */
+TEST_F(ext, a_host_socket_in_a_network_namespace_of_the_hosts_is_answered)
+{
+	pid_t asker = fork();
+	int status;
+
+	if (asker == 0)
+		_exit(unshare(CLONE_NEWNET) ? 40 : asked_from_this_netns(0));
+	ASSERT_EQ(asker, waitpid(asker, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+}
+
 TEST_F_TIMEOUT(ext, a_container_sees_its_own_tasks_and_nothing_of_the_host, 60)
 {
 	int to_parent[2], to_child[2], status, ret;
