@@ -1896,7 +1896,10 @@ static int taskstats_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 				break;
 			}
 			if (ret == -EAGAIN) {	/* mid-exec still: left out */
-				ctx->stalled |= may_wait;
+				if (may_wait) {	/* the dump's last wait */
+					ctx->stalled = true;
+					may_wait = false;
+				}
 				ctx->mid_exec++;
 			}
 			/* Left out: not the requester's to read, or mid-exec. */
