@@ -279,22 +279,25 @@ static bool requester_capable(const struct sk_buff *skb,
 }
 
 /*
- * Whether what @rq is sent on its socket stays among those who hold at
- * least its privileges. Every message a socket receives passes the
- * netlink taps (nlmon) of the socket's network namespace, which
- * CAP_NET_ADMIN over that namespace's owner may open. A requester whose
- * user namespace does not descend from that owner, such as the host's
- * admin with a socket made in a rootless container's network namespace,
- * would hand that container's root records it may not read itself.
- * Upstream's family lived in the initial network namespace only.
+ * Whether @rq may be answered on its socket. Every message a socket
+ * receives also passes the netlink taps (nlmon) of its network namespace,
+ * which CAP_NET_ADMIN over that namespace's owner may open. What @rq reads
+ * is what both its sender and the socket's opener may read, so answering
+ * is safe when either's user namespace is that owner or descends from
+ * it: whoever can watch the socket then holds CAP_NET_ADMIN over that
+ * user namespace, as a container's root does over its container.
+ * Otherwise, as for the host's admin with a socket made in a rootless
+ * container's network namespace, that container's root would see records
+ * it may not read itself. Upstream's family lived in the initial network
+ * namespace only.
  */
 static bool requester_net_ok(const struct requester *rq,
 			     const struct sk_buff *skb)
 {
 	const struct user_namespace *owner = sock_net(NETLINK_CB(skb).sk)->user_ns;
 
-	return in_userns(owner, rq->cred->user_ns) &&
-	       (!rq->opener || in_userns(owner, rq->opener->user_ns));
+	return in_userns(owner, rq->cred->user_ns) ||
+	       (rq->opener && in_userns(owner, rq->opener->user_ns));
 }
 
 /*
@@ -304,8 +307,9 @@ static bool requester_net_ok(const struct requester *rq,
  * sendmsg(2) with a name: NETLINK_SKB_DST), a deliberate act. A write(2)
  * on a socket received from someone else is not.
  *
- * -EPERM if the socket's network namespace would show the answers to
- * less privileged users (requester_net_ok()).
+ * -EPERM, before any capability is asked, if the socket's network
+ * namespace would show the answers to less privileged users
+ * (requester_net_ok()).
  */
 static int requester_init(struct requester *rq, const struct sk_buff *skb,
 			  struct netlink_ext_ack *extack)
@@ -315,6 +319,11 @@ static int requester_init(struct requester *rq, const struct sk_buff *skb,
 	rq->cred = current_cred();
 	rq->opener = opener == rq->cred ||
 		     (NETLINK_CB(skb).flags & NETLINK_SKB_DST) ? NULL : opener;
+	if (!requester_net_ok(rq, skb)) {
+		NL_SET_ERR_MSG(extack,
+			       "socket's network namespace is owned outside the requester's user namespaces");
+		return -EPERM;
+	}
 	rq->pid_ns = task_active_pid_ns(current);
 	rq->admin = requester_capable(skb, opener, CAP_NET_ADMIN);
 	/*
@@ -328,11 +337,7 @@ static int requester_init(struct requester *rq, const struct sk_buff *skb,
 	 */
 	rq->io_exact = !rq->admin ||
 		       requester_capable(skb, opener, CAP_SYS_PTRACE);
-	if (requester_net_ok(rq, skb))
-		return 0;
-	NL_SET_ERR_MSG(extack,
-		       "socket in a network namespace of a user namespace the requester is not in");
-	return -EPERM;
+	return 0;
 }
 
 /* For a requester that outlives its request: a dump or a listener. */
