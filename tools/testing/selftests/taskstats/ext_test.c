@@ -1220,30 +1220,42 @@ static int asked_from_this_netns(int err)
 	return 0;
 }
 
-/* A child that made a rootless container's namespaces and waits; 0 if none. */
-static pid_t container_holder(void)
+/*
+ * A child of nobody's that made a rootless container's namespaces, opened
+ * a netlink socket in its network namespace, sent it in *@sock and waits;
+ * 0 if it could not.
+ */
+static pid_t container_holder(int *sock)
 {
-	int p[2];
+	int sv[2];
 	pid_t pid;
 	char c;
 
-	if (pipe(p))
+	*sock = -1;
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv))
 		return 0;
 	pid = fork();
 	if (pid == 0) {
-		close(p[0]);
-		if (container_enter() || write(p[1], "y", 1) != 1)
+		close(sv[0]);
+		if (container_enter() || send_fd(sv[1], "y", 1, tsnl_open()))
 			_exit(1);
 		pause();
 		_exit(0);
 	}
-	close(p[1]);
-	if (pid > 0 && read(p[0], &c, 1) != 1) {
+	close(sv[1]);
+	if (pid > 0 && (recv_fd(sv[0], &c, 1, sock) != 1 || *sock < 0)) {
 		waitpid(pid, NULL, 0);
 		pid = 0;
 	}
-	close(p[0]);
+	close(sv[0]);
 	return pid < 0 ? 0 : pid;
+}
+
+static void holder_stop(pid_t holder, int sock)
+{
+	close(sock);
+	kill(holder, SIGKILL);
+	waitpid(holder, NULL, 0);
 }
 
 /*
@@ -1254,9 +1266,9 @@ static pid_t container_holder(void)
  */
 TEST_F(ext, a_host_socket_in_a_rootless_containers_network_namespace_is_refused)
 {
-	pid_t holder = container_holder(), asker;
+	int status, ns, sock;
+	pid_t holder = container_holder(&sock), asker;
 	char path[64];
-	int status, ns;
 
 	if (!holder)
 		SKIP(return, "cannot create a user namespace");
@@ -1268,10 +1280,64 @@ TEST_F(ext, a_host_socket_in_a_rootless_containers_network_namespace_is_refused)
 		_exit(setns(ns, CLONE_NEWNET) ? 40 : asked_from_this_netns(-EPERM));
 	ASSERT_EQ(asker, waitpid(asker, &status, 0));
 	close(ns);
-	kill(holder, SIGKILL);
-	waitpid(holder, NULL, 0);
+	holder_stop(holder, sock);
 	ASSERT_TRUE(WIFEXITED(status));
 	EXPECT_EQ(0, WEXITSTATUS(status));
+}
+
+/* A GET of @pid write(2)n on @sock: 0 if its record came, or -errno. */
+static int written_get(int sock, uint16_t family, pid_t pid)
+{
+	static char buf[TSNL_BUF_SIZE];
+	struct nlmsghdr *h = (void *)buf;
+	struct tsnl_reply r;
+	struct tsnl_msg m;
+	int n;
+
+	tsnl_msg_init(&m, family, TASKSTATS_CMD_GET, 0);
+	tsnl_put_u32(&m, TASKSTATS_CMD_ATTR_PID, pid);
+	if (write(sock, m.buf, m.nlh.nlmsg_len) != (ssize_t)m.nlh.nlmsg_len)
+		return -errno;
+	n = tsnl_recv(sock, buf, sizeof(buf), 0);
+	if (n < 0)
+		return n;
+	if (h->nlmsg_type == NLMSG_ERROR)
+		return ((struct nlmsgerr *)NLMSG_DATA(h))->error;
+	if (tsnl_parse(buf, n, &r) || !r.stats || r.id != (uint32_t)pid)
+		return -EBADMSG;
+	return 0;
+}
+
+/*
+ * A write(2) is judged for the socket's opener too, and a request reads
+ * only what both may read: on the container's own socket, the host's root
+ * reads what the container's root could, who owns the taps anyway.
+ */
+TEST_F(ext, a_containers_own_socket_answers_the_host_root_who_writes_on_it)
+{
+	int sock;
+	pid_t holder = container_holder(&sock);
+
+	if (!holder)
+		SKIP(return, "cannot create a user namespace");
+	EXPECT_EQ(0, written_get(sock, self->family, holder));
+	holder_stop(holder, sock);
+}
+
+/* A sendto(2) naming the kernel is judged for the sender alone. */
+TEST_F(ext, a_containers_own_socket_refuses_the_host_root_who_names_the_kernel)
+{
+	static char buf[TSNL_BUF_SIZE];
+	struct tsnl_reply r;
+	struct taskstats ts;
+	int sock;
+	pid_t holder = container_holder(&sock);
+
+	if (!holder)
+		SKIP(return, "cannot create a user namespace");
+	EXPECT_EQ(-EPERM, tsnl_get(sock, self->family, TASKSTATS_CMD_ATTR_PID,
+				   holder, &ts, &r, buf));
+	holder_stop(holder, sock);
 }
 
 /* The control: a network namespace the host's root made is the host's. */
