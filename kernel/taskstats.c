@@ -79,8 +79,9 @@
  * dump is judged with the credentials that started it, and only those
  * may continue it: its later parts are built in recvmsg(), by the reader,
  * and a read with other credentials ends it with EPERM. Whoever owns the
- * socket's network namespace can watch it (nlmon): a requester whose
- * user namespace does not descend from that owner is refused (EPERM).
+ * socket's network namespace can watch it (nlmon): a request is refused
+ * (EPERM) unless the sender's or the opener's user namespace is that
+ * owner or descends from it.
  * Credentials other than current's are judged with PTRACE_MODE_NOSELF,
  * so that current's own process is not waved through for them, and
  * current is not marked as having used their capabilities. LSMs consent
