@@ -780,25 +780,21 @@ int tsnl_dump_records(const struct nlmsghdr *h, tsnl_dump_fn fn, void *arg)
 /* The NLMSGERR_ATTR_MSG of @done, an NLMSG_DONE, in @msg; "" if none. */
 static void tsnl_done_msg(const struct nlmsghdr *done, char *msg, size_t size)
 {
-	const char *at = (const char *)NLMSG_DATA(done) + NLMSG_ALIGN(sizeof(int));
-	int rem = (int)done->nlmsg_len - NLMSG_LENGTH(NLMSG_ALIGN(sizeof(int)));
-	const struct nlattr *na;
+	struct tsnl_iter it = tsnl_attrs((const char *)NLMSG_DATA(done) +
+					 NLMSG_ALIGN(sizeof(int)),
+					 done->nlmsg_len -
+					 NLMSG_LENGTH(NLMSG_ALIGN(sizeof(int))));
+	struct nlattr *na;
 
 	msg[0] = 0;
 	if (!(done->nlmsg_flags & NLM_F_ACK_TLVS))
 		return;
-	while (rem >= NLA_HDRLEN) {
-		na = (const void *)at;
-		if (na->nla_len < NLA_HDRLEN || na->nla_len > rem)
-			return;
+	while ((na = tsnl_next(&it)))
 		if (na->nla_type == NLMSGERR_ATTR_MSG) {
 			snprintf(msg, size, "%.*s", (int)(na->nla_len - NLA_HDRLEN),
-				 at + NLA_HDRLEN);
+				 (const char *)NLA_DATA(na));
 			return;
 		}
-		at += NLA_ALIGN(na->nla_len);
-		rem -= NLA_ALIGN(na->nla_len);
-	}
 }
 
 /**
