@@ -11,8 +11,16 @@
 
 #include <linux/genetlink.h>
 #include <linux/magic.h>
+#include <linux/netlink.h>
 
 #include "taskstat.h"
+
+/*
+ * The extack message of the last answer (an error's, or a dump's
+ * NLMSG_DONE: how many tasks it skipped), or "": report() and
+ * nl_kernel_msg() show it.
+ */
+static char kernel_msg[256];
 
 /* Prints what failed and, where there is one, what to do about it; returns 1. */
 int report(enum ctx ctx, const char *what, int err)
@@ -20,6 +28,8 @@ int report(enum ctx ctx, const char *what, int err)
 	const char *hint = NULL;
 
 	fprintf(stderr, "taskstat: %s: %s\n", what, strerror(err));
+	if (kernel_msg[0] && ctx != CTX_SOCKET)
+		fprintf(stderr, "taskstat: the kernel said: %s\n", kernel_msg);
 	if (err == ENOENT && ctx == CTX_FAMILY)
 		hint = "the kernel has no TASKSTATS family: enable CONFIG_TASKSTATS";
 	else if (err == ESRCH && ctx == CTX_TASK)
@@ -30,7 +40,8 @@ int report(enum ctx ctx, const char *what, int err)
 		hint = "the cpulist names CPUs beyond the kernel's limit";
 	if (hint)
 		fprintf(stderr, "taskstat: %s\n", hint);
-	if (err == EPERM && ctx != CTX_CGROUP)
+	/* The kernel's own words say why better than a guess. */
+	if (err == EPERM && ctx != CTX_CGROUP && !kernel_msg[0])
 		fprintf(stderr,
 			"taskstat: needs CAP_NET_ADMIN (or, for your own tasks, a kernel with unprivileged self-query)\n");
 	if (err == EINVAL && ctx == CTX_LISTEN)
@@ -106,15 +117,72 @@ struct nlmsghdr *nl_request(struct nl *nl, uint16_t type, uint8_t cmd, uint16_t 
 	return h;
 }
 
+static int kernel_msg_cb(const struct nlattr *a, void *data)
+{
+	if (mnl_attr_get_type(a) == NLMSGERR_ATTR_MSG &&
+	    !mnl_attr_validate(a, MNL_TYPE_NUL_STRING))
+		snprintf(kernel_msg, sizeof(kernel_msg), "%s", mnl_attr_get_str(a));
+	return MNL_CB_OK;
+}
+
+/* The extack attributes that start @off bytes into @h's payload. */
+static void read_kernel_msg(const struct nlmsghdr *h, size_t off)
+{
+	if ((h->nlmsg_flags & NLM_F_ACK_TLVS) && h->nlmsg_len >= mnl_nlmsg_size(off))
+		mnl_attr_parse(h, off, kernel_msg_cb, NULL);
+}
+
+/* libmnl's handling of NLMSG_ERROR, plus its extack message. */
+static int error_cb(const struct nlmsghdr *h, void *data)
+{
+	const struct nlmsgerr *e = mnl_nlmsg_get_payload(h);
+
+	if (h->nlmsg_len < mnl_nlmsg_size(sizeof(*e))) {
+		errno = EBADMSG;
+		return MNL_CB_ERROR;
+	}
+	/* After the request: its header alone if capped, else all of it. */
+	read_kernel_msg(h, h->nlmsg_flags & NLM_F_CAPPED ? sizeof(*e) :
+			sizeof(e->error) + MNL_ALIGN(e->msg.nlmsg_len));
+	errno = e->error < 0 ? -e->error : e->error;
+	return e->error ? MNL_CB_ERROR : MNL_CB_STOP;
+}
+
+/*
+ * A dump's end: the dump's status, then the extack message. A dump that
+ * fails after its first part says so here, not in an NLMSG_ERROR, and
+ * libmnl's own handling would take it for success.
+ */
+static int done_cb(const struct nlmsghdr *h, void *data)
+{
+	int status = 0;
+
+	if (h->nlmsg_len >= mnl_nlmsg_size(sizeof(status)))
+		memcpy(&status, mnl_nlmsg_get_payload(h), sizeof(status));
+	read_kernel_msg(h, sizeof(status));
+	if (status < 0) {
+		errno = -status;
+		return MNL_CB_ERROR;
+	}
+	return MNL_CB_STOP;
+}
+
+static mnl_cb_t ctl_cbs[NLMSG_MIN_TYPE] = {
+	[NLMSG_ERROR] = error_cb,
+	[NLMSG_DONE] = done_cb,
+};
+
 /*
  * Sends the request and runs @cb on the answers until the kernel is done:
  * an acknowledgment, NLMSG_DONE of a dump, or an error (returned as -errno).
+ * What the kernel said about it, if anything, is then nl_kernel_msg().
  */
 int nl_talk(struct nl *nl, struct nlmsghdr *h, mnl_cb_t cb, void *data)
 {
 	unsigned int seq = h->nlmsg_seq;
 	int n;
 
+	kernel_msg[0] = '\0';
 	if (mnl_socket_sendto(nl->sock, h, h->nlmsg_len) < 0)
 		return -errno;
 	do {
@@ -124,9 +192,15 @@ int nl_talk(struct nl *nl, struct nlmsghdr *h, mnl_cb_t cb, void *data)
 				continue;
 			return -errno;
 		}
-		n = mnl_cb_run(nl->buf, n, seq, nl->portid, cb, data);
+		n = mnl_cb_run2(nl->buf, n, seq, nl->portid, cb, data, ctl_cbs,
+				ARRAY_SIZE(ctl_cbs));
 	} while (n > MNL_CB_STOP);
 	return n < 0 ? -errno : 0;
+}
+
+const char *nl_kernel_msg(void)
+{
+	return kernel_msg;
 }
 
 /* One TASKSTATS_CMD_GET of task or thread group @id (@attr _PID or _TGID). */
@@ -165,12 +239,14 @@ static int family_cb(const struct nlmsghdr *h, void *data)
 void nl_open(struct nl *nl)
 {
 	struct nlmsghdr *h;
-	int err;
+	int err, one = 1;
 
 	nl->sock = mnl_socket_open(NETLINK_GENERIC);
 	if (!nl->sock || mnl_socket_bind(nl->sock, 0, MNL_SOCKET_AUTOPID) < 0)
 		exit(report(CTX_SOCKET, "netlink socket", errno));
 	nl->portid = mnl_socket_get_portid(nl->sock);
+	/* Kernels before 4.12 have no extack; they answer without it. */
+	mnl_socket_setsockopt(nl->sock, NETLINK_EXT_ACK, &one, sizeof(one));
 	h = nl_request(nl, GENL_ID_CTRL, CTRL_CMD_GETFAMILY, NLM_F_ACK);
 	mnl_attr_put_strz(h, CTRL_ATTR_FAMILY_NAME, TASKSTATS_GENL_NAME);
 	err = nl_talk(nl, h, family_cb, &nl->family);

@@ -109,6 +109,7 @@ void nl_close(struct nl *nl);
 struct nlmsghdr *nl_request(struct nl *nl, uint16_t type, uint8_t cmd, uint16_t flags);
 int nl_talk(struct nl *nl, struct nlmsghdr *h, mnl_cb_t cb, void *data);
 int nl_get(struct nl *nl, int attr, uint32_t id, mnl_cb_t cb, void *data);
+const char *nl_kernel_msg(void);
 int cgroup_version(int fd);
 int report_cgroup(enum ctx ctx, const char *what, const char *path, int fd, int err);
 

@@ -130,6 +130,7 @@ struct collect {
 	const char *list;	/* the file of PATH listing the tasks, for GETs */
 	enum ctx ctx;		/* what failed, for report() */
 	char what[PATH_MAX + 64];
+	char said[256];		/* the dump's NLMSG_DONE message: tasks it skipped */
 };
 
 static void collect_record(const struct record *r, void *data)
@@ -150,6 +151,7 @@ static int dump_cb(const struct nlmsghdr *h, void *data)
 static int collect_dump(struct nl *nl, struct collect *col)
 {
 	struct nlmsghdr *h = nl_request(nl, nl->family, TASKSTATS_CMD_GET, NLM_F_DUMP);
+	int err;
 
 	if (col->aggr == TASKSTATS_TYPE_AGGR_TGID)
 		mnl_attr_put(h, TASKSTATS_CMD_ATTR_DUMP_TGID, 0, NULL);
@@ -163,7 +165,9 @@ static int collect_dump(struct nl *nl, struct collect *col)
 		snprintf(col->what, sizeof(col->what), "TASKSTATS dump");
 	}
 	col->ctx = CTX_DUMP;
-	return nl_talk(nl, h, dump_cb, col);
+	err = nl_talk(nl, h, dump_cb, col);
+	snprintf(col->said, sizeof(col->said), "%s", err ? "" : nl_kernel_msg());
+	return err;
 }
 
 /* One GET; a task that is gone by now is skipped. */
@@ -451,6 +455,10 @@ struct frame {
 
 static void print_json(const struct frame *fr, const struct row *rows, size_t n)
 {
+	/* Not in the objects: a reader of those wants one per task. */
+	if (fr->dump && fr->col->said[0])
+		fprintf(stderr, "taskstat: frame %d: the kernel's dump says: %s\n", fr->no,
+			fr->col->said);
 	for (size_t i = 0; i < n; i++) {
 		const struct record *r = rows[i].r;
 
@@ -483,7 +491,8 @@ static void print_text(const struct frame *fr, const struct row *rows, size_t n)
 		printf(" of cgroup %s%s", col->cgpath, col->subtree ? " and its descendants" : "");
 	printf(", record version %u, via ", n ? rows[0].r->ts.version : 0);
 	if (fr->dump)
-		printf("%s", col->cgfd >= 0 ? "dump of the cgroup" : "dump");
+		printf("%s%s%s%s", col->cgfd >= 0 ? "dump of the cgroup" : "dump",
+		       col->said[0] ? " (" : "", col->said, col->said[0] ? ")" : "");
 	else if (col->cgfd >= 0)
 		printf("GET per task in %s", col->list);
 	else
