@@ -2161,9 +2161,15 @@ fail:
  * tells of the exits other namespaces hear. To a listener that may read
  * every task of its namespace a gap is a lost message; to any other it
  * may also be the exit of a task it may not read.
+ *
+ * @group is NULL unless @tsk ends a multi-threaded group; then *@group is
+ * the group's record, summed for the first listener that may read it and
+ * kept for the others. Any listener in any container sends every exit
+ * in every container this way; only one that hears of the group makes
+ * its end pay for the sum (an allocation and a walk of the group).
  */
 static void notify_listeners(struct task_struct *tsk, int group_dead,
-			     struct taskstats *group, struct cpu_listeners *cl)
+			     struct taskstats **group, struct cpu_listeners *cl)
 {
 	const unsigned int mode = PTRACE_MODE_READ_FSCREDS | PTRACE_MODE_NOAUDIT;
 	struct task_struct *leader = tsk->group_leader;
@@ -2187,6 +2193,8 @@ static void notify_listeners(struct task_struct *tsk, int group_dead,
 		if (!may_read(rq, tsk, mode))
 			continue;
 		with_group = group && (leader == tsk || may_read(rq, leader, mode));
+		if (with_group && !*group)
+			*group = group_exit_sum(tsk);
 		if (!numbered) {	/* the first to hear it */
 			seqnum = atomic_inc_return(&cl->seqnum) - 1;
 			numbered = true;
@@ -2199,7 +2207,7 @@ static void notify_listeners(struct task_struct *tsk, int group_dead,
 			nlmsg_free(msg);
 			view = rq;
 			view_group = with_group;
-			msg = exit_msg(tsk, group_dead, with_group ? group : NULL,
+			msg = exit_msg(tsk, group_dead, with_group ? *group : NULL,
 				       view, seqnum);
 		}
 		skb = msg ? skb_clone(msg, GFP_KERNEL) : NULL;
@@ -2248,14 +2256,13 @@ void taskstats_exit(struct task_struct *tsk, int group_dead)
 
 	if (!exit_heard(tsk, cpu))
 		return;
-	if (group && group_dead)
-		sum = group_exit_sum(tsk);
 	idx = srcu_read_lock(&listeners_srcu);
 	for (ns = task_active_pid_ns(tsk); ns; ns = ns->parent) {
 		struct taskstats_listeners *nsl = nsl_find(ns);
 
 		if (nsl)
-			notify_listeners(tsk, group_dead, sum,
+			notify_listeners(tsk, group_dead,
+					 group && group_dead ? &sum : NULL,
 					 per_cpu_ptr(nsl->cpu, cpu));
 	}
 	srcu_read_unlock(&listeners_srcu, idx);
