@@ -883,6 +883,23 @@ static void *return_at_once(void *arg)
 }
 
 /*
+ * In a child: a second thread, gone, so that the caller is the last of
+ * two; then make-it-fail for failslab, and a byte on @ready. 0 or -1.
+ */
+static int last_of_two_failing(int ready)
+{
+	pthread_t t;
+	void *ret;
+
+	if (pthread_create(&t, NULL, return_at_once, NULL) ||
+	    pthread_join(t, &ret) ||
+	    ts_write_file("/proc/self/make-it-fail", "1") ||
+	    write(ready, "R", 1) != 1)
+		return -1;
+	return 0;
+}
+
+/*
  * A group's last thread sums the group for its exit message into a
  * buffer of its own. If that cannot be allocated, every listener that
  * was to hear of the group gets ENOBUFS instead of the message: none gets
@@ -902,19 +919,12 @@ TEST_F(lost, a_group_record_not_summed_at_the_last_exit_is_enobufs_for_its_liste
 	ASSERT_LE(0, child);
 	if (child == 0) {
 		cpu_set_t cpu0;
-		pthread_t t;
-		void *ret;
 
 		close(go[1]);
 		close(ready[0]);
 		CPU_ZERO(&cpu0);
 		CPU_SET(0, &cpu0);
-		/* A second thread, gone: the leader is the last of two. */
-		if (sched_setaffinity(0, sizeof(cpu0), &cpu0) ||
-		    pthread_create(&t, NULL, return_at_once, NULL) ||
-		    pthread_join(t, &ret) ||
-		    ts_write_file("/proc/self/make-it-fail", "1") ||
-		    write(ready[1], "R", 1) != 1)
+		if (sched_setaffinity(0, sizeof(cpu0), &cpu0) || last_of_two_failing(ready[1]))
 			_exit(1);
 		_exit(read(go[0], &c, 1) == 0 ? 0 : 2);
 	}
@@ -930,6 +940,67 @@ TEST_F(lost, a_group_record_not_summed_at_the_last_exit_is_enobufs_for_its_liste
 		EXPECT_FALSE(heard[i]) TH_LOG("listener %d heard the leader", i);
 		EXPECT_TRUE(lost[i]) TH_LOG("listener %d was not told of a loss", i);
 	}
+}
+
+/*
+ * A group that nobody may hear of costs its end no sum. Here the only
+ * listener is a container's, and the group ends in a pid namespace of
+ * its own, beside the container's: the kernel has to look for listeners
+ * above it (one exists below the initial namespace), but none is there,
+ * so nothing is allocated under taskstats_exit(), where failslab waits
+ * to fail the first allocation.
+ */
+TEST_F(lost, a_group_ending_where_no_listener_hears_it_allocates_nothing)
+{
+	struct agent c = { .pid = -1 };
+	int go[2], ready[2], status;
+	char ch, times[32];
+	pid_t child, init;
+	int ret;
+
+	for (int i = 0; i < 2; i++) {
+		close(self->l[i]);
+		self->l[i] = -1;
+	}
+	ret = agent_start(&c, CONTAINER, &init);
+	if (ret == 4)
+		SKIP(return, "cannot create a user namespace");
+	ASSERT_EQ(0, ret);
+	ASSERT_EQ(0, ask(&c, OP_LISTEN, 0, "", -1, NULL));
+	ASSERT_EQ(0, pipe2(go, O_CLOEXEC));
+	ASSERT_EQ(0, pipe2(ready, O_CLOEXEC));
+	child = fork();
+	ASSERT_LE(0, child);
+	if (child == 0) {
+		pid_t group;
+
+		close(go[1]);
+		close(ready[0]);
+		if (unshare(CLONE_NEWPID))
+			_exit(1);
+		group = fork();
+		if (group == 0) {
+			if (last_of_two_failing(ready[1]))
+				_exit(1);
+			_exit(read(go[0], &ch, 1) == 0 ? 0 : 2);
+		}
+		close(ready[1]);
+		if (group < 0 || waitpid(group, &status, 0) != group)
+			_exit(3);
+		_exit(WIFEXITED(status) ? WEXITSTATUS(status) : 4);
+	}
+	close(go[0]);
+	close(ready[1]);
+	ASSERT_EQ(1, read(ready[0], &ch, 1));
+	close(ready[0]);
+	ASSERT_EQ(0, arm_failslab("taskstats_exit"));
+	close(go[1]);
+	ASSERT_EQ(child, waitpid(child, &status, 0));
+	agent_stop(&c);
+	ASSERT_EQ(0, status);
+	ASSERT_LT(0, ts_read_file(FAILSLAB "/times", times, sizeof(times)));
+	EXPECT_EQ(1, atoi(times))
+		TH_LOG("the group's end allocated for listeners that cannot hear of it");
 }
 
 /* ------------------------------------------------------------------- heard */
