@@ -69,6 +69,12 @@ run() {
 	timeout 30 "$ts" "$@" >"$tmp/out" 2>"$tmp/err"
 	rc=$?
 }
+# as_nobody ARGS...: run, as user nobody (needs setpriv)
+as_nobody() {
+	timeout 30 setpriv --reuid=65534 --regid=65534 --clear-groups "$ts" "$@" \
+		>"$tmp/out" 2>"$tmp/err"
+	rc=$?
+}
 has() { grep -q -- "$1" "$tmp/${2:-out}"; }
 # Each line of $tmp/out is one JSON object; $1 is a Python expression over
 # the list of them, `objs`, that must be true.
@@ -137,9 +143,7 @@ else
 	skip "delay accounting hint" "kernel.task_delayacct is on"
 fi
 if command -v setpriv >/dev/null; then
-	timeout 30 setpriv --reuid=65534 --regid=65534 --clear-groups \
-		"$ts" get -p $$ >"$tmp/out" 2>"$tmp/err"
-	rc=$?
+	as_nobody get -p $$
 	check "get without CAP_NET_ADMIN fails (1) naming the capability" \
 		eval '[[ $rc == 1 ]] && has CAP_NET_ADMIN err'
 else
@@ -240,11 +244,6 @@ os.setresuid(65534, 65534, 65534)
 libc.prctl(4, 1, 0, 0, 0)  # PR_SET_DUMPABLE, so that nobody may read it
 os.execv("/bin/sleep", ["sleep", "300"])
 PY
-}
-as_nobody() {
-	timeout 30 setpriv --reuid=65534 --regid=65534 --clear-groups "$ts" "$@" \
-		>"$tmp/out" 2>"$tmp/err"
-	rc=$?
 }
 if [[ $kernel != series ]]; then
 	skip "top skips a task stuck in exec and says so" \
