@@ -1030,6 +1030,30 @@ static void group_add_times(struct taskstats *stats,
 }
 
 /*
+ * One walk of a group for group_sum(): the exited threads' record, then
+ * the live threads not yet folded into it, into @stats and @times.
+ */
+static void group_walk(struct signal_struct *sig, struct taskstats *stats,
+		       struct group_times *times)
+{
+	const struct taskstats *exited;
+	struct task_struct *t;
+	u64 now_ns;
+
+	/* Pairs with group_stats()' smp_store_release(). */
+	exited = smp_load_acquire(&sig->stats);
+	if (exited)
+		memcpy(stats, exited, sizeof(*stats));
+	else
+		memset(stats, 0, sizeof(*stats));
+	memset(times, 0, sizeof(*times));
+	now_ns = ktime_get_ns();
+	__for_each_thread(sig, t)
+		if (!t->exit_state && !t->taskstats_folded)
+			group_add_thread(stats, times, t, now_ns);
+}
+
+/*
  * Sums the group of @tsk: its exited threads (signal->stats, a zombie
  * leader included) plus its live ones, those not folded into the former
  * yet. Any user may ask for the sum of its own groups, so the walk holds
@@ -1046,35 +1070,22 @@ static void group_add_times(struct taskstats *stats,
 static int group_sum(struct task_struct *tsk, struct taskstats *stats)
 {
 	struct signal_struct *sig = tsk->signal;
-	const struct taskstats *exited;
 	struct group_times times;
-	struct task_struct *t;
 	unsigned long flags;
-	int seq = 1;
-	u64 now_ns;
+	unsigned int seq;
 
 	rcu_read_lock();
 	if (!pid_alive(tsk)) {
 		rcu_read_unlock();
 		return -ESRCH;
 	}
-	do {
-		/* 2, lockless, on the first pass; odd, locked, on the next. */
-		seq++;
-		flags = read_seqbegin_or_lock_irqsave(&sig->stats_lock, &seq);
-		/* Pairs with group_stats()' smp_store_release(). */
-		exited = smp_load_acquire(&sig->stats);
-		if (exited)
-			memcpy(stats, exited, sizeof(*stats));
-		else
-			memset(stats, 0, sizeof(*stats));
-		memset(&times, 0, sizeof(times));
-		now_ns = ktime_get_ns();
-		__for_each_thread(sig, t)
-			if (!t->exit_state && !t->taskstats_folded)
-				group_add_thread(stats, &times, t, now_ns);
-	} while (need_seqretry(&sig->stats_lock, seq));
-	done_seqretry_irqrestore(&sig->stats_lock, seq, flags);
+	seq = read_seqbegin(&sig->stats_lock);
+	group_walk(sig, stats, &times);
+	if (read_seqretry(&sig->stats_lock, seq)) {
+		read_seqlock_excl_irqsave(&sig->stats_lock, flags);
+		group_walk(sig, stats, &times);
+		read_sequnlock_excl_irqrestore(&sig->stats_lock, flags);
+	}
 	rcu_read_unlock();
 	group_add_times(stats, &times);
 	return 0;
