@@ -11,9 +11,10 @@
 #   QEMU_ARGS=..., KERNEL_ARGS=..., ACCEL=kvm, TIMEOUT=seconds, JOBS=n
 #   DEBUG=1                   make check on the debug kernel (= make check-debug)
 #   IMAGE=bzImage             boot this kernel image instead of the one built
+#   BISECT_FROM=0024          check-bisect: start at this patch
 
 RIG := scripts/rig
-export KERNEL KSRC BUILD TESTS QEMU_ARGS KERNEL_ARGS ACCEL TIMEOUT JOBS EXTRA_CONFIG BENCH_RUNS BENCH_MODE DEBUG IMAGE FUZZ_SEED
+export KERNEL KSRC BUILD TESTS QEMU_ARGS KERNEL_ARGS ACCEL TIMEOUT JOBS EXTRA_CONFIG BENCH_RUNS BENCH_MODE BISECT_FROM DEBUG IMAGE FUZZ_SEED
 
 .PHONY: help deps tree import check-bisect series checkpatch config kernel userspace run check check-debug fuzz check-configs memory bench clean distclean
 
