@@ -289,8 +289,8 @@ static void fill_record(struct record *r, int aggr, const struct nlattr *nest)
 
 /*
  * Calls @fn for every record of a message: an answer carries one, an exit
- * message one or two (the task's and its group's), a dump message as many
- * as fit.
+ * message one or two (the task's and its group's), a dump message one
+ * (a packed dump of older versions of this series, several).
  */
 void walk_records(const struct nlmsghdr *h, record_fn fn, void *arg)
 {

@@ -41,7 +41,10 @@ int report(enum ctx ctx, const char *what, int err)
 	if (hint)
 		fprintf(stderr, "taskstat: %s\n", hint);
 	/* The kernel's own words say why better than a guess. */
-	if (err == EPERM && ctx != CTX_CGROUP && !kernel_msg[0])
+	if (err == EPERM && ctx == CTX_LISTEN && !kernel_msg[0])
+		fprintf(stderr,
+			"taskstat: listen needs CAP_NET_ADMIN over the owner of this pid namespace\n");
+	else if (err == EPERM && ctx != CTX_CGROUP && !kernel_msg[0])
 		fprintf(stderr,
 			"taskstat: needs CAP_NET_ADMIN (or, for your own tasks, a kernel with unprivileged self-query)\n");
 	if (err == EINVAL && ctx == CTX_LISTEN)

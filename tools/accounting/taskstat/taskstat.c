@@ -54,7 +54,8 @@ static const char usage_all[] =
 	"  -v, --verbose say what is being done on stderr\n"
 	"  -h, --help    help for the command\n"
 	"\n"
-	"Most requests need CAP_NET_ADMIN. See taskstat(8).\n";
+	"listen needs CAP_NET_ADMIN; so does every request on kernels without\n"
+	"unprivileged self-query. See taskstat(8).\n";
 
 static const char usage_get[] =
 	"usage: taskstat get [--json] [-v] -p PID | -t TGID\n"
