@@ -19,8 +19,9 @@
  * exits. An exiting thread moves from the first sum to the second when
  * taskstats_exit() folds it in, although it stays in the thread list until
  * exit_notify(): it counts once, whenever the group is read. The fold
- * writes signal->stats_lock, and a reader that overlapped one reads again
- * (group_sum()); no reader holds a lock while it walks the group.
+ * writes signal->stats_lock. A reader walks the group once without a
+ * lock and, if a fold or a release overlapped that walk, once more
+ * holding the lock (group_sum()).
  *
  * Every request is handled in four steps, kept apart on purpose: parse the
  * attributes, size the reply, lay out each record's attributes, collect
@@ -32,12 +33,15 @@
  * tasks of a cgroup by state, on cgroup v2 as on v1.
  *
  * Cost on the exit path: with no listener on the exiting CPU and a
- * single-threaded process, taskstats_exit() is a pointer load and a
- * list_empty() check (plus, for a task of a child pid namespace, one
- * atomic read). A multi-threaded group additionally folds the exiting
- * thread into signal->stats under signal->stats_lock. With listeners, the
- * record is collected once per namespace view and the message cloned per
- * listener; the last thread of a group also sums the group, once.
+ * single-threaded process, taskstats_exit() is two loads (the family's
+ * flag, signal->stats) and a list_empty() check; a task of a child pid
+ * namespace adds an atomic read and, once any such namespace has a
+ * listener, an SRCU read section over a walk up its namespaces. A
+ * multi-threaded group additionally folds the exiting thread into
+ * signal->stats under signal->stats_lock. With listeners, the record is
+ * collected once per run of listeners that share a view and the message
+ * cloned per listener; the last thread of a group also sums the group,
+ * once, if one of them may read its leader.
  *
  * Dump: a GET with NLM_F_DUMP walks the requester's pid namespace in pid
  * order and streams one message per task (or per thread group with
@@ -549,9 +553,10 @@ struct listener_sock {
 };
 
 /*
- * Listeners a user may register in each user namespace, by default
- * (user.max_taskstats_listeners). The initial namespace's admin is not
- * counted.
+ * Listeners a user may register, the initial user namespace's default of
+ * user.max_taskstats_listeners. A new user namespace starts unlimited and
+ * is bounded by its ancestors' counts. The initial namespace's admin is
+ * not counted.
  */
 #define TASKSTATS_LISTENERS_MAX	1024
 
