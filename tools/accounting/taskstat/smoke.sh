@@ -146,8 +146,12 @@ if command -v setpriv >/dev/null; then
 	as_nobody get -p $$
 	check "get without CAP_NET_ADMIN fails (1) naming the capability" \
 		eval '[[ $rc == 1 ]] && has CAP_NET_ADMIN err'
+	# Self-query lets nobody read its own tasks, never listen.
+	as_nobody listen --count 1
+	check "listen without CAP_NET_ADMIN fails (1) naming the capability only" \
+		eval '[[ $rc == 1 ]] && has "listen needs CAP_NET_ADMIN" err && ! has self-query err'
 else
-	skip "get without CAP_NET_ADMIN" "no setpriv"
+	skip "get and listen without CAP_NET_ADMIN" "no setpriv"
 fi
 
 # A socket opened in a network namespace that another user namespace owns
