@@ -79,6 +79,7 @@ struct seen {
 	unsigned char *count;
 	int most;		/* the largest count, or 255 for an id >= pid_max */
 	int records, wrong_aggr, other_uid;
+	int not_its_own;	/* a record of another version or pid than its id */
 	struct tsnl_dump_count arrived;	/* how the records came */
 	int aggr;		/* the aggregate type every record must have */
 	uint32_t uid;		/* when set, the uid every record must have */
@@ -95,6 +96,10 @@ static void count_record(uint32_t id, int aggr, const struct taskstats *ts,
 	s->records++;
 	if (aggr != s->aggr)
 		s->wrong_aggr++;
+	/* A TGID record carries no ids; a PID record carries its own. */
+	if (ts->version != TASKSTATS_VERSION ||
+	    (aggr == TASKSTATS_TYPE_AGGR_PID && ts->ac_pid != id))
+		s->not_its_own++;
 	if (s->check_uid && ts->ac_uid != s->uid)
 		s->other_uid++;
 	if (id >= (uint32_t)nr_ids) {
@@ -126,6 +131,7 @@ static void seen_reset(struct seen *s, bool tgid)
 	s->most = 0;
 	s->records = 0;
 	s->wrong_aggr = 0;
+	s->not_its_own = 0;
 	s->other_uid = 0;
 	memset(&s->arrived, 0, sizeof(s->arrived));
 	s->aggr = tgid ? TASKSTATS_TYPE_AGGR_TGID : TASKSTATS_TYPE_AGGR_PID;
@@ -176,6 +182,7 @@ TEST_F(ext, dump_lists_every_task_exactly_once)
 	ASSERT_EQ(0, herd_start(&self->herd, NCHILD));
 	ASSERT_LT(NCHILD, dump_into(self->fd, self->family, false, &self->seen));
 	EXPECT_EQ(0, self->seen.wrong_aggr);
+	EXPECT_EQ(0, self->seen.not_its_own);
 	for (int i = 0; i < NCHILD; i++)
 		EXPECT_EQ(1, self->seen.count[self->herd.pid[i]]);
 	EXPECT_EQ(1, self->seen.count[getpid()]);
@@ -403,6 +410,7 @@ TEST_F(ext, dump_by_tgid_lists_each_thread_group_once)
 	ASSERT_EQ(3, found);
 	ASSERT_LT(3, dump_into(self->fd, self->family, true, &self->seen));
 	EXPECT_EQ(0, self->seen.wrong_aggr);
+	EXPECT_EQ(0, self->seen.not_its_own);
 	EXPECT_EQ(1, self->seen.count[getpid()]);
 	for (int i = 0; i < 3; i++)
 		EXPECT_EQ(0, self->seen.count[tid[i]]);
@@ -644,7 +652,7 @@ TEST_F_TIMEOUT(ext, records_of_threads_racing_their_groups_exec_read_no_freed_le
 {
 	static char buf[TSNL_BUF_SIZE];
 	time_t deadline = time(NULL) + CHURN_SECONDS;
-	int failed = 0, execs = 0, fd;
+	int failed = 0, execs = 0, gets = 0, wrong = 0, fd;
 	pid_t churner = start_churner(&fd);
 	struct tsnl_reply r;
 	struct taskstats ts;
@@ -659,10 +667,21 @@ TEST_F_TIMEOUT(ext, records_of_threads_racing_their_groups_exec_read_no_freed_le
 		if (dump_into(self->fd, self->family, false, &self->seen) <= 0)
 			failed++;
 		d = opendir(dir);
-		while (d && (de = readdir(d)))
-			if (atoi(de->d_name) > 0)
-				tsnl_get(self->fd, self->family, TASKSTATS_CMD_ATTR_PID,
-					 atoi(de->d_name), &ts, &r, buf);
+		while (d && (de = readdir(d))) {
+			int tid = atoi(de->d_name), ret;
+
+			if (tid <= 0)
+				continue;
+			/* Gone, or renumbered by the exec: ESRCH. */
+			ret = tsnl_get(self->fd, self->family,
+				       TASKSTATS_CMD_ATTR_PID, tid, &ts, &r, buf);
+			if (ret == -ESRCH)
+				continue;
+			gets++;
+			if (ret || ts.ac_pid != (uint32_t)tid ||
+			    ts.ac_tgid != (uint32_t)churner)
+				wrong++;
+		}
 		if (d)
 			closedir(d);
 		execs += churned(fd);
@@ -670,6 +689,9 @@ TEST_F_TIMEOUT(ext, records_of_threads_racing_their_groups_exec_read_no_freed_le
 	stop_churner(churner, fd);
 	ASSERT_LE(20, execs) TH_LOG("the churner exec'd %d times in %d s", execs, CHURN_SECONDS);
 	EXPECT_EQ(0, failed);
+	/* Each answer is the record of the churner's thread asked for. */
+	EXPECT_LT(0, gets);
+	EXPECT_EQ(0, wrong);
 }
 
 /* Exit codes of the unprivileged helpers: 0 is what the test expects. */
