@@ -2513,6 +2513,9 @@ out_kill:
 	       dumper.dumps, dumper.records, dumper.exec_missing);
 	printf("# GETs: %lu answered, %lu records, %lu ESRCH, %lu EPERM, %lu ENOMEM\n",
 	       getter.gets, getter.records, getter.esrch, getter.eperm, getter.enomem);
+	/* The checks above would pass a kernel that refused every GET. */
+	if (getter.gets && !getter.records)
+		violation("GETs: %lu answered, not one with a record", getter.gets);
 	if (getter.reaped)
 		printf("# GETs: %lu records with ac_pid 0 %s\n", getter.reaped,
 		       "(reaped during the GET: upstream's answer; the series says ESRCH)");
