@@ -189,12 +189,21 @@ run top --once -v
 check "top --once lists tasks and says how it collected them" \
 	eval '[[ $rc == 0 ]] && has "^taskstat top" && has "CPUDLY" && has " $$ " &&
 		has "collecting with the TASKSTATS dump\|no TASKSTATS dump" err'
-if has "no TASKSTATS dump" err; then
-	how=$(grep -o 'dump ([^)]*)' "$tmp/err" | head -1)
-	ok "top: the kernel has no dump, fell back to one GET per task $how"
-else
-	ok "top: the kernel answered the dump"
-fi
+case $kernel in
+series)
+	check "top: the series kernel answered the dump" \
+		has "collecting with the TASKSTATS dump" err ;;
+reference)
+	check "top: upstream has no dump, so top fell back to one GET per task" \
+		has "no TASKSTATS dump" err ;;
+*)
+	if has "no TASKSTATS dump" err; then
+		how=$(grep -o 'dump ([^)]*)' "$tmp/err" | head -1)
+		ok "top: the kernel has no dump, fell back to one GET per task $how"
+	else
+		ok "top: the kernel answered the dump"
+	fi ;;
+esac
 run top --once --json -s cpu
 check "top --once --json: one object per task, this shell among them" \
 	json_ok "(any(o['id'] == $$ and o['frame'] == 1 for o in objs) and
@@ -270,7 +279,11 @@ else
 		top_rc=$rc
 		cp "$tmp/out" "$tmp/top"
 		as_nobody get -p "$stuck"
-		if ! has "middle of an exec" err; then
+		if ! has "middle of an exec" err && grep -q "^ *$stuck .*sleep" "$tmp/top"; then
+			# Seen mid-exec before top ran, listed with the new image's
+			# name: the dump waited for the exec to end.
+			fail "top skips a task stuck in exec: the dump waited for it"
+		elif ! has "middle of an exec" err; then
 			skip "top skips a task stuck in exec and says so" "the exec ended first"
 		else
 			cp "$tmp/top" "$tmp/out"
