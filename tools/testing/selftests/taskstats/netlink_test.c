@@ -4,6 +4,7 @@
  * listeners and cgroupstats, checked against what the test itself did.
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -405,13 +406,55 @@ TEST_F(taskstats, deregister_wins_over_pid_in_one_request)
 	EXPECT_EQ(0, drain_for_pid(self->fd, pid, &ts, &messages));
 }
 
+/* Threads of the system, as /proc lists them. */
+static int count_threads(void)
+{
+	char path[64];
+	struct dirent *p, *t;
+	DIR *procs, *tasks;
+	int n = 0;
+
+	procs = opendir("/proc");
+	if (!procs)
+		return -1;
+	while ((p = readdir(procs))) {
+		if (atoi(p->d_name) <= 0)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/task", p->d_name);
+		tasks = opendir(path);
+		while (tasks && (t = readdir(tasks)))
+			n += atoi(t->d_name) > 0;
+		if (tasks)
+			closedir(tasks);
+	}
+	closedir(procs);
+	return n;
+}
+
+/*
+ * The root of a new v1 hierarchy holds every thread: this one running, a
+ * child blocked on a pipe sleeping, and no more in all states than /proc
+ * lists (idle kernel threads are in none).
+ */
 TEST_F(taskstats, cgroupstats_counts_the_caller_as_running)
 {
 	char dir[] = "/tmp/ts-cgroup.XXXXXX";
 	const struct cgroupstats *cs;
+	int cfd, n, pipefd[2], threads;
 	struct tsnl_msg m;
 	struct tsnl_reply r;
-	int cfd, n;
+	pid_t sleeper;
+	char c;
+
+	ASSERT_EQ(0, pipe(pipefd));
+	sleeper = fork();
+	ASSERT_LE(0, sleeper);
+	if (sleeper == 0) {
+		close(pipefd[1]);
+		_exit(read(pipefd[0], &c, 1) == 0 ? 0 : 1);
+	}
+	close(pipefd[0]);
+	ASSERT_EQ(0, ts_wait_sleeping(sleeper));
 
 	ASSERT_NE(NULL, mkdtemp(dir));
 	/* cgroupstats is served for v1 hierarchies only: mount a named one. */
@@ -425,17 +468,29 @@ TEST_F(taskstats, cgroupstats_counts_the_caller_as_running)
 	tsnl_msg_init(&m, self->family, CGROUPSTATS_CMD_GET, 0);
 	tsnl_put_u32(&m, CGROUPSTATS_CMD_ATTR_FD, cfd);
 	n = tsnl_transact(self->fd, &m, self->buf, sizeof(self->buf));
+	threads = count_threads();
 	close(cfd);
 	umount(dir);
 	rmdir(dir);
+	close(pipefd[1]);
+	ASSERT_EQ(sleeper, waitpid(sleeper, NULL, 0));
 	ASSERT_LT(0, n);
 	ASSERT_EQ(0, tsnl_parse(self->buf, n, &r));
 	EXPECT_EQ(CGROUPSTATS_CMD_NEW, r.cmd);
 	ASSERT_NE(NULL, r.cgstats);
 	ASSERT_EQ((int)sizeof(*cs), r.cgstats_len);
 	cs = r.cgstats;
-	/* Every task is in the root of the new hierarchy, this one running. */
+	TH_LOG("running %llu sleeping %llu uninterruptible %llu stopped %llu io_wait %llu, %d threads",
+	       (unsigned long long)cs->nr_running, (unsigned long long)cs->nr_sleeping,
+	       (unsigned long long)cs->nr_uninterruptible,
+	       (unsigned long long)cs->nr_stopped, (unsigned long long)cs->nr_io_wait,
+	       threads);
 	EXPECT_LE(1ULL, cs->nr_running);
+	EXPECT_LE(1ULL, cs->nr_sleeping);
+	/* A few threads may have come and gone between the two counts. */
+	ASSERT_LT(0, threads);
+	EXPECT_GE(threads + 16ULL, cs->nr_running + cs->nr_sleeping +
+		  cs->nr_uninterruptible + cs->nr_stopped + cs->nr_io_wait);
 }
 
 TEST_HARNESS_MAIN
