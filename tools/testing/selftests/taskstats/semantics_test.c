@@ -902,7 +902,9 @@ static void *fold_thread_main(void *arg)
  * closed its files and more; a TGID GET in between must count it once,
  * not as exited and as live. A group's counts only grow: no GET while
  * the thread exits may show more voluntary switches than one after.
- * The reference counts the thread twice in between.
+ * The thread's exit record, sent once it is folded, tells which GETs
+ * fell in between; some must. The reference counts the thread twice in
+ * between.
  */
 TEST_F_TIMEOUT(sem, a_thread_is_counted_once_in_its_group_while_it_exits, 120)
 {
@@ -910,13 +912,17 @@ TEST_F_TIMEOUT(sem, a_thread_is_counted_once_in_its_group_while_it_exits, 120)
 	struct timespec nap = { .tv_nsec = 1000 * 1000 };
 	struct fold_thread ft = {};
 	unsigned long long most = 0;
-	struct taskstats ts;
+	struct taskstats ts, rec;
+	int gets = 0, after = 0, lfd;
 	struct tsnl_reply r;
+	bool folded = false;
 	pthread_t t;
-	int gets = 0;
 
 	if (!ts_series_kernel())
 		SKIP(return, "the reference counts an exiting thread twice until it is gone");
+	lfd = tsnl_open();
+	ASSERT_LE(0, lfd);
+	ASSERT_EQ(0, listen_all(self, lfd));
 	ASSERT_EQ(0, setrlimit(RLIMIT_NOFILE, &fds));
 	ASSERT_EQ(0, pthread_create(&t, NULL, fold_thread_main, &ft));
 	while (!__atomic_load_n(&ft.exiting, __ATOMIC_ACQUIRE))
@@ -924,19 +930,24 @@ TEST_F_TIMEOUT(sem, a_thread_is_counted_once_in_its_group_while_it_exits, 120)
 	ASSERT_EQ(0, ft.err);
 	/* Until the thread has left the thread list. */
 	while (!syscall(SYS_tgkill, getpid(), ft.tid, 0)) {
+		/* Its record queued before this GET: folded before it too. */
+		folded = folded || !ts_exit_record(lfd, ft.tid, &rec);
 		ASSERT_EQ(0, tsnl_get(self->fd, self->family, TASKSTATS_CMD_ATTR_TGID,
 				      getpid(), &ts, &r, self->buf));
 		if (ts.nvcsw > most)
 			most = ts.nvcsw;
 		gets++;
+		after += folded;
 	}
 	ASSERT_EQ(ESRCH, errno);
 	ASSERT_EQ(0, pthread_join(t, NULL));
+	close(lfd);
 	ASSERT_EQ(0, tsnl_get(self->fd, self->family, TASKSTATS_CMD_ATTR_TGID,
 			      getpid(), &ts, &r, self->buf));
-	TH_LOG("nvcsw: at most %llu in %d GETs while the thread exited, %llu after",
-	       most, gets, (unsigned long long)ts.nvcsw);
+	TH_LOG("nvcsw: at most %llu in %d GETs while the thread exited (%d after its fold), %llu after",
+	       most, gets, after, (unsigned long long)ts.nvcsw);
 	ASSERT_LE(200ULL, ts.nvcsw);
+	EXPECT_LT(0, after);
 	EXPECT_LE(most, ts.nvcsw);
 }
 
