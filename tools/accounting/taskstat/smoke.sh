@@ -149,7 +149,8 @@ if command -v setpriv >/dev/null; then
 	# Self-query lets nobody read its own tasks, never listen.
 	as_nobody listen --count 1
 	check "listen without CAP_NET_ADMIN fails (1) naming the capability only" \
-		eval '[[ $rc == 1 ]] && has "listen needs CAP_NET_ADMIN" err && ! has self-query err'
+		eval '[[ $rc == 1 ]] && has "listen needs CAP_NET_ADMIN" err &&
+			! has self-query err'
 else
 	skip "get and listen without CAP_NET_ADMIN" "no setpriv"
 fi
