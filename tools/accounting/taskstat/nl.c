@@ -38,18 +38,15 @@ int report(enum ctx ctx, const char *what, int err)
 		hint = "the task stayed in the middle of an exec: try again";
 	else if ((err == ERANGE || err == E2BIG) && ctx == CTX_LISTEN)
 		hint = "the cpulist names CPUs beyond the kernel's limit";
+	else if (err == EINVAL && ctx == CTX_LISTEN)
+		hint = "the cpulist must name possible CPUs (older kernels also want the initial namespaces)";
+	/* The kernel's own words say why better than a guess. */
+	else if (err == EPERM && ctx == CTX_LISTEN && !kernel_msg[0])
+		hint = "listen needs CAP_NET_ADMIN over the owner of this pid namespace";
+	else if (err == EPERM && ctx != CTX_CGROUP && !kernel_msg[0])
+		hint = "needs CAP_NET_ADMIN (or, for your own tasks, a kernel with unprivileged self-query)";
 	if (hint)
 		fprintf(stderr, "taskstat: %s\n", hint);
-	/* The kernel's own words say why better than a guess. */
-	if (err == EPERM && ctx == CTX_LISTEN && !kernel_msg[0])
-		fprintf(stderr,
-			"taskstat: listen needs CAP_NET_ADMIN over the owner of this pid namespace\n");
-	else if (err == EPERM && ctx != CTX_CGROUP && !kernel_msg[0])
-		fprintf(stderr,
-			"taskstat: needs CAP_NET_ADMIN (or, for your own tasks, a kernel with unprivileged self-query)\n");
-	if (err == EINVAL && ctx == CTX_LISTEN)
-		fprintf(stderr,
-			"taskstat: the cpulist must name possible CPUs (older kernels also want the initial namespaces)\n");
 	return 1;
 }
 
