@@ -22,6 +22,12 @@
  */
 static char kernel_msg[256];
 
+/* report()'s hints too long for their line of its chain. */
+static const char hint_cpulist[] =
+	"the cpulist must name possible CPUs (older kernels also want the initial namespaces)";
+static const char hint_eperm[] =
+	"needs CAP_NET_ADMIN (or, for your own tasks, a kernel with unprivileged self-query)";
+
 /* Prints what failed and, where there is one, what to do about it; returns 1. */
 int report(enum ctx ctx, const char *what, int err)
 {
@@ -39,12 +45,12 @@ int report(enum ctx ctx, const char *what, int err)
 	else if ((err == ERANGE || err == E2BIG) && ctx == CTX_LISTEN)
 		hint = "the cpulist names CPUs beyond the kernel's limit";
 	else if (err == EINVAL && ctx == CTX_LISTEN)
-		hint = "the cpulist must name possible CPUs (older kernels also want the initial namespaces)";
+		hint = hint_cpulist;
 	/* The kernel's own words say why better than a guess. */
 	else if (err == EPERM && ctx == CTX_LISTEN && !kernel_msg[0])
 		hint = "listen needs CAP_NET_ADMIN over the owner of this pid namespace";
 	else if (err == EPERM && ctx != CTX_CGROUP && !kernel_msg[0])
-		hint = "needs CAP_NET_ADMIN (or, for your own tasks, a kernel with unprivileged self-query)";
+		hint = hint_eperm;
 	if (hint)
 		fprintf(stderr, "taskstat: %s\n", hint);
 	return 1;
