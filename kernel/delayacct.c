@@ -320,7 +320,7 @@ static inline bool cpu_extremes_read_retry(const struct sched_info *si,
 
 /**
  * __delayacct_cpu_delay() - a runqueue wait outside the range seen so far.
- * @si: the task's sched_info
+ * @t: the task that waited
  * @above_min: the wait (its part on this runqueue) minus the minimum so far,
  *	wrapped if below it
  *
@@ -331,8 +331,9 @@ static inline bool cpu_extremes_read_retry(const struct sched_info *si,
  * lock, which serialises all updates of @si; readers take no lock (see
  * cpu_extremes_read()).
  */
-void __delayacct_cpu_delay(struct sched_info *si, u64 above_min)
+void __delayacct_cpu_delay(struct task_struct *t, u64 above_min)
 {
+	struct sched_info *si = &t->sched_info;
 	u64 wait = above_min + si->min_run_delay + si->moved_run_delay;
 
 	si->moved_run_delay = 0;

@@ -17,8 +17,8 @@
  * it built in but switched off (the default; boot with "delayacct" or set
  * kernel.task_delayacct=1) a hook is one patched-out static branch, except
  * the cpu class's extremes, which the scheduler keeps next to its count
- * and total at every context switch (five instructions: see
- * delayacct_cpu_delay()).
+ * and total at every context switch (three instructions, one for a wait of
+ * zero: see delayacct_cpu_delay()).
  * Switched on, a start is one local_clock() read and store; an end is one
  * local_clock() read and a short critical section on the task's raw
  * spinlock, plus a CLOCK_REALTIME read when the delay is a new maximum.
@@ -88,7 +88,7 @@ void __delayacct_end(struct task_struct *tsk, enum delayacct_class class);
 void __delayacct_thrashing_start(bool *in_thrashing);
 void __delayacct_thrashing_end(void);
 void __delayacct_irq(struct task_struct *task, u32 delta);
-void __delayacct_cpu_delay(struct sched_info *si, u64 above_min);
+void __delayacct_cpu_delay(struct task_struct *t, u64 above_min);
 int delayacct_add_tsk(struct taskstats *d, struct task_struct *tsk);
 __u64 __delayacct_blkio_ticks(struct task_struct *tsk);
 u64 delayacct_add_wrap(u64 total, u64 delta);
@@ -246,11 +246,16 @@ static inline void delayacct_irq(struct task_struct *task, u32 delta)
  * compare: a wait below the minimum wraps above any width. A wait of zero
  * (a task put on a CPU the instant it was queued did not wait) is tested
  * first: it is frequent, since a wakeup that preempts skips the runqueue
- * clock's next update. Per context switch that is five instructions on
- * x86-64 (a test and a branch, a subtraction, a compare and a branch),
- * four for a zero wait (which looks for a moved part). The rest take the
+ * clock's next update. sched_info_arrive() tests it already, to skip
+ * adding it to the total, and the compiler branches on the flags of the
+ * subtraction that measured the wait. Per context switch that is three
+ * instructions on x86-64 beyond upstream's (the branch, a subtraction, a
+ * compare and a branch, less a copy of the clock no longer needed), one
+ * for a zero wait (which looks for a moved part). The rest take the
  * out-of-line path: a new extreme, a task's first waits (the width is 0
- * until one is known) and the end of a moved wait.
+ * until one is known) and the end of a moved wait. The task, not its
+ * sched_info, is what that path takes: the address of the sched_info
+ * would be computed on the fast path too.
  *
  * A wait can span CPUs: a task moved while it waits leaves part of the
  * wait on the old runqueue (delayacct_cpu_wait_moved(), from
@@ -271,10 +276,10 @@ static inline void delayacct_cpu_delay(struct task_struct *t, u64 delta)
 
 	if (delta) {
 		if (unlikely(delta - si->min_run_delay >= si->run_delay_span))
-			__delayacct_cpu_delay(si, delta - si->min_run_delay);
+			__delayacct_cpu_delay(t, delta - si->min_run_delay);
 	} else if (unlikely(si->moved_run_delay)) {
 		/* A zero wait is no wait, unless it ends a moved one. */
-		__delayacct_cpu_delay(si, -si->min_run_delay);
+		__delayacct_cpu_delay(t, -si->min_run_delay);
 	}
 }
 
