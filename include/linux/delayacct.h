@@ -225,13 +225,15 @@ static inline void delayacct_thrashing_end(bool *in_thrashing)
 }
 
 /*
- * IRQ and softirq time taken from @task while it ran, at every runqueue
- * clock update; rq lock held. Updates that found no IRQ time are not
- * delays and are not counted.
+ * IRQ and softirq time taken from @task while it ran, from a runqueue
+ * clock update that found some; rq lock held. Updates that found none are
+ * not delays: update_rq_clock_task() does not call this for them, inside
+ * the test it makes anyway, so that with accounting off most clock
+ * updates do not even pass the patched-out branch.
  */
 static inline void delayacct_irq(struct task_struct *task, u32 delta)
 {
-	if (delayacct_active(task) && delta)
+	if (delayacct_active(task))
 		__delayacct_irq(task, delta);
 }
 
