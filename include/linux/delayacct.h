@@ -132,12 +132,18 @@ static __always_inline void delayacct_end(struct task_struct *tsk,
 /*
  * Block I/O waits begin as the task blocks. The scheduler's __block_task()
  * dequeues @p as it blocks (p is current), or later, from another task's
- * pick, when DELAY_DEQUEUE kept @p queued: block_task() then started the
- * wait with delayacct_blkio_start_queued() as @p blocked, and a task
- * woken while still queued ends it in ttwu_runnable(). The switch is
- * tested first: with accounting off, each is one patched-out branch, and
- * a block that is not on I/O costs nothing beyond upstream's in_iowait
- * test.
+ * pick, when DELAY_DEQUEUE kept @p queued, or never, when @p is woken
+ * while still queued: ttwu_runnable() then ends the wait.
+ *
+ * A task kept queued is stamped earlier, by io_schedule_prepare(), as it
+ * declares the wait: block_task()'s path for a task kept queued is taken
+ * by most short sleeps, I/O or not, and a hook there cost about five
+ * instructions per pipe round trip with accounting off; a stamp in
+ * io_schedule_prepare() costs nothing outside I/O waits. It is taken
+ * after the plug is flushed, so submitting the I/O is not a delay, and
+ * __block_task() stamps again a task it dequeues as it blocks.
+ * io_schedule_finish() drops a stamp no wait used (the task was woken
+ * before it blocked), which a later end could otherwise pair with.
  */
 static inline void delayacct_blkio_start(struct task_struct *p)
 {
@@ -145,10 +151,15 @@ static inline void delayacct_blkio_start(struct task_struct *p)
 		__delayacct_start(p, DELAYACCT_BLKIO);
 }
 
-static inline void delayacct_blkio_start_queued(struct task_struct *p)
+static inline void delayacct_blkio_prepare(void)
 {
-	if (delayacct_active(p) && p->in_iowait)
-		__delayacct_start(p, DELAYACCT_BLKIO);
+	delayacct_start(current, DELAYACCT_BLKIO);
+}
+
+static inline void delayacct_blkio_finish(void)
+{
+	if (delayacct_active(current))
+		current->delays->start[DELAYACCT_BLKIO] = 0;
 }
 
 static inline void delayacct_blkio_end_queued(struct task_struct *p)
@@ -302,7 +313,9 @@ static inline void delayacct_tsk_free(struct task_struct *tsk)
 {}
 static inline void delayacct_blkio_start(struct task_struct *p)
 {}
-static inline void delayacct_blkio_start_queued(struct task_struct *p)
+static inline void delayacct_blkio_prepare(void)
+{}
+static inline void delayacct_blkio_finish(void)
 {}
 static inline void delayacct_blkio_end_queued(struct task_struct *p)
 {}
