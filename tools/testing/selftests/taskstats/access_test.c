@@ -575,10 +575,10 @@ TEST_F_TIMEOUT(handover, a_dump_read_once_by_root_ends_without_a_record_of_roots
  * writes to its stdout; the user reads the answer. With @named, root
  * sendto(2)s it to the kernel's address instead: naming the destination
  * is the sender's deliberate act, and like netlink_capable(), taskstats
- * then judges the sender alone.
+ * then judges the sender alone. A record counts only if it is @pid's.
  */
 static int root_sends(struct _test_data_handover *self, struct tsnl_msg *m,
-		      bool named)
+		      bool named, pid_t pid)
 {
 	if (named) {
 		if (tsnl_send(self->sock, m))
@@ -586,7 +586,7 @@ static int root_sends(struct _test_data_handover *self, struct tsnl_msg *m,
 	} else if (write(self->sock, m->buf, m->nlh.nlmsg_len) != (ssize_t)m->nlh.nlmsg_len) {
 		return -EIO;
 	}
-	return ask(&self->user, OP_HELD_ANSWER, 0, "", -1, NULL);
+	return ask(&self->user, OP_HELD_ANSWER, pid, "", -1, NULL);
 }
 
 static int root_sends_for_the_user(struct _test_data_handover *self, pid_t pid,
@@ -596,7 +596,7 @@ static int root_sends_for_the_user(struct _test_data_handover *self, pid_t pid,
 
 	tsnl_msg_init(&m, self->family, TASKSTATS_CMD_GET, 0);
 	tsnl_put_u32(&m, TASKSTATS_CMD_ATTR_PID, pid);
-	return root_sends(self, &m, named);
+	return root_sends(self, &m, named, pid);
 }
 
 static int root_gets_for_the_user(struct _test_data_handover *self, pid_t pid)
@@ -637,7 +637,7 @@ static int root_registers_the_users_socket(struct _test_data_handover *self)
 
 	tsnl_msg_init(&m, self->family, TASKSTATS_CMD_GET, NLM_F_ACK);
 	tsnl_put_str(&m, TASKSTATS_CMD_ATTR_REGISTER_CPUMASK, "0");
-	return root_sends(self, &m, false);
+	return root_sends(self, &m, false, 0);
 }
 
 TEST_F(handover, a_registration_root_writes_on_a_users_socket_is_eperm)

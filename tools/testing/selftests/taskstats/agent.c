@@ -460,18 +460,27 @@ static int held_rest(int *end)
 	}
 }
 
-/* One answer on the shared socket: 1 for a record, else the error. */
-static int held_answer(void)
+/*
+ * One answer on the shared socket: 1 for the record of @pid (by its PID
+ * attribute and its ac_pid), -EBADMSG for any other record, else the
+ * error.
+ */
+static int held_answer(pid_t pid)
 {
 	static char buf[TSNL_BUF_SIZE];
 	struct nlmsghdr *h = (void *)buf;
 	int n = tsnl_recv(held, buf, sizeof(buf), 0);
+	struct tsnl_reply r;
+	struct taskstats ts;
 
 	if (n < (int)NLMSG_HDRLEN)
 		return n < 0 ? n : -EBADMSG;
 	if (h->nlmsg_type == NLMSG_ERROR)
 		return ((struct nlmsgerr *)NLMSG_DATA(h))->error;
-	return 1;
+	if (tsnl_parse(buf, n, &r) || !r.have_id || r.id != (uint32_t)pid)
+		return -EBADMSG;
+	tsnl_stats_copy(&ts, &r);
+	return ts.ac_pid == (uint32_t)pid ? 1 : -EBADMSG;
 }
 
 /*
@@ -724,7 +733,7 @@ static int obey(const struct cmd *c, int pidfd, int *reply_fd, int *aux)
 		*aux = 0;
 		return held_rest(aux);
 	case OP_HELD_ANSWER:
-		return held_answer();
+		return held_answer(c->arg);
 	case OP_RACE:
 		return race(pid, c->arg, aux);
 	}
