@@ -18,7 +18,8 @@
  * kernel.task_delayacct=1) a hook is one patched-out static branch, except
  * the cpu class's extremes, which the scheduler keeps next to its count
  * and total at every context switch (three instructions, one for a wait of
- * zero: see delayacct_cpu_delay()).
+ * zero: see delayacct_cpu_delay()), and the end of an I/O wait in
+ * io_schedule_finish() (a load and a test).
  * Switched on, a start is one local_clock() read and store; an end is one
  * local_clock() read and a short critical section on the task's raw
  * spinlock, plus a CLOCK_REALTIME read when the delay is a new maximum.
@@ -130,24 +131,26 @@ static __always_inline void delayacct_end(struct task_struct *tsk,
 }
 
 /*
- * Block I/O waits begin as the task blocks. The scheduler's __block_task()
- * dequeues @p as it blocks (p is current), or later, from another task's
- * pick, when DELAY_DEQUEUE kept @p queued, or never, when @p is woken
- * while still queued: ttwu_runnable() then ends the wait.
+ * A block I/O wait cannot simply begin where the scheduler dequeues the
+ * task: __block_task() dequeues @p as it blocks (p is current), or later,
+ * from another task's pick, when DELAY_DEQUEUE kept @p queued, or never,
+ * when @p is woken while still queued (ttwu_runnable() then ends the wait).
  *
- * A task kept queued is stamped earlier, by io_schedule_prepare(), as it
- * declares the wait: block_task()'s path for a task kept queued is taken
- * by most short sleeps, I/O or not, and a hook there cost about five
- * instructions per pipe round trip with accounting off; a stamp in
- * io_schedule_prepare() costs nothing outside I/O waits. It is taken
- * after the plug is flushed, so submitting the I/O is not a delay, and
- * __block_task() stamps again a task it dequeues as it blocks.
- * io_schedule_finish() drops a stamp no wait used (the task was woken
- * before it blocked), which a later end could otherwise pair with.
+ * So the wait is stamped earlier, by io_schedule_prepare(), as the task
+ * declares it: block_task()'s path for a task kept queued is taken by most
+ * short sleeps, I/O or not, and a hook there cost about five instructions
+ * per pipe round trip with accounting off; a stamp in io_schedule_prepare()
+ * costs nothing outside I/O waits. It is taken after the plug is flushed,
+ * so submitting the I/O is not a delay. __block_task() stamps only a wait
+ * declared without it (io_uring sets in_iowait itself): stamping again
+ * would read the clock twice per wait. io_schedule_finish() drops a stamp
+ * no wait used (the task was woken before it blocked), which a later end
+ * could otherwise pair with.
  */
 static inline void delayacct_blkio_start(struct task_struct *p)
 {
-	if (delayacct_active(p) && p == current)
+	if (delayacct_active(p) && p == current &&
+	    !p->delays->start[DELAYACCT_BLKIO])
 		__delayacct_start(p, DELAYACCT_BLKIO);
 }
 
@@ -156,9 +159,14 @@ static inline void delayacct_blkio_prepare(void)
 	delayacct_start(current, DELAYACCT_BLKIO);
 }
 
+/*
+ * Whether or not accounting is still on: a stamp left from before a
+ * switch-off would keep __block_task() from stamping a wait after the next
+ * switch-on. A load and a test per I/O wait with accounting off.
+ */
 static inline void delayacct_blkio_finish(void)
 {
-	if (delayacct_active(current))
+	if (current->delays)
 		current->delays->start[DELAYACCT_BLKIO] = 0;
 }
 
