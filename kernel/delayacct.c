@@ -193,8 +193,7 @@ static void delayacct_record(struct task_delay_info *d,
 
 /**
  * __delayacct_start() - @tsk starts to wait for @class.
- * @tsk: the waiting task: current, or (block I/O) a task the scheduler
- *	dequeues on its behalf
+ * @tsk: the waiting task
  * @class: a class with start and end hooks
  */
 void __delayacct_start(struct task_struct *tsk, enum delayacct_class class)
