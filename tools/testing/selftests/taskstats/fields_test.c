@@ -684,9 +684,6 @@ static uint64_t tv_us(struct timeval a, struct timeval b)
 	return (b.tv_sec - a.tv_sec) * 1000000ULL + b.tv_usec - a.tv_usec;
 }
 
-/* A tick at HZ=100, the longest a tick may be. */
-#define MAX_TICK_US	10000
-
 TEST_F(fields, cpu_times_agree_with_getrusage_of_the_reaped_child)
 {
 	uint64_t ru_user, ru_sys, ru, user, acct, run, after_run, slack;
@@ -725,8 +722,8 @@ TEST_F(fields, cpu_times_agree_with_getrusage_of_the_reaped_child)
 	 * between. That holds however many ticks were lost, and catches a
 	 * unit off.
 	 */
-	EXPECT_GE(ts.cpu_run_real_total / 1000 + MAX_TICK_US, acct);
-	EXPECT_LE(ts.cpu_run_real_total / 1000, acct + MAX_TICK_US);
+	EXPECT_GE(ts.cpu_run_real_total / 1000 + TS_MAX_TICK_US, acct);
+	EXPECT_LE(ts.cpu_run_real_total / 1000, acct + TS_MAX_TICK_US);
 	/*
 	 * The total, against units off (a factor of 1000) and double
 	 * counting. Samples track the runtime: within 2% in the guest, but
@@ -736,7 +733,7 @@ TEST_F(fields, cpu_times_agree_with_getrusage_of_the_reaped_child)
 	 * while the runtime follows the clock. A loaded host may take most
 	 * of them, but not nine in ten.
 	 */
-	EXPECT_GE(ru + ru / 4 + 2 * MAX_TICK_US, acct);
+	EXPECT_GE(ru + ru / 4 + 2 * TS_MAX_TICK_US, acct);
 	EXPECT_LE(ru, acct * 10);
 	/*
 	 * The split. getrusage() scales the final samples to the final
@@ -755,7 +752,7 @@ TEST_F(fields, cpu_times_agree_with_getrusage_of_the_reaped_child)
 	 * thousand times too small the right one.
 	 */
 	after_run = ru > run ? ru - run : 0;
-	slack = after_run + after_run / 4 + 2 * MAX_TICK_US;
+	slack = after_run + after_run / 4 + 2 * TS_MAX_TICK_US;
 	EXPECT_GE(user * ru + 10 * ru, ru_user * acct);
 	EXPECT_LE(user * ru, ru_user * (acct + slack));
 }

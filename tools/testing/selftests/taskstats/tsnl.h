@@ -20,6 +20,9 @@
 
 #define TSNL_BUF_SIZE	65536
 
+/* A kernel tick at HZ=100, the longest a tick may be, in microseconds. */
+#define TS_MAX_TICK_US	10000
+
 /* A request under construction: header, genl header, then attributes. */
 struct tsnl_msg {
 	union {

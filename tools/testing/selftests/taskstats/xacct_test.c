@@ -329,7 +329,6 @@ TEST_F(xacct, truncating_dirty_pages_counts_cancelled_write_bytes)
 
 #define BIG		(32 * 1024 * 1024)
 #define BURN_NS		400000000ULL	/* the child's CPU time in the measured run */
-#define MAX_TICK_US	10000ULL	/* 1/HZ at the smallest HZ, 100 */
 
 static uint64_t thread_cpu_ns(void)
 {
@@ -457,8 +456,8 @@ static int64_t rss_slop_kb(void)
 static void check_integral(struct __test_metadata *_metadata, const char *name,
 			   uint64_t grown, int64_t lo, int64_t hi, uint64_t cpu_us)
 {
-	int64_t least = lo * ((int64_t)cpu_us - (int64_t)MAX_TICK_US) / 1024 - 2;
-	int64_t most = hi * (int64_t)(cpu_us + MAX_TICK_US) / 1024 + 2;
+	int64_t least = lo * ((int64_t)cpu_us - (int64_t)TS_MAX_TICK_US) / 1024 - 2;
+	int64_t most = hi * (int64_t)(cpu_us + TS_MAX_TICK_US) / 1024 + 2;
 
 	TH_LOG("%s grew by %llu MB-us: %lld..%lld kB for %llu us gives %lld..%lld",
 	       name, (unsigned long long)grown, (long long)lo, (long long)hi,
@@ -511,7 +510,7 @@ TEST_F_TIMEOUT(xacct, memory_integrals_grow_by_size_times_cpu_time_and_marks_mat
 	       (unsigned long long)switches);
 	ASSERT_LE(BURN_NS / 1000, exec_us);
 	EXPECT_LE(exec_us / 4, cpu_us);
-	EXPECT_GE(exec_us + (switches + 1) * MAX_TICK_US, cpu_us);
+	EXPECT_GE(exec_us + (switches + 1) * TS_MAX_TICK_US, cpu_us);
 
 	/* The integrals: RSS (VmRSS, read exactly, give or take the slop) and VM. */
 	check_integral(_metadata, "coremem", b.ts.coremem - a.ts.coremem,
