@@ -164,7 +164,7 @@ FIXTURE_SETUP(access)
 
 	memset(self, 0, sizeof(*self));
 	self->target = -1;
-	if (!ts_series_kernel())
+	if (!ts_kernel_dumps())
 		SKIP(return, "this kernel has no access rules beyond CAP_NET_ADMIN (no dump)");
 	if (variant->spawn & SPAWN_SETUID)
 		ASSERT_EQ(0, copy_self(SUID_PATH, true));
@@ -301,7 +301,7 @@ TEST_F(admin, a_user_with_cap_net_admin_alone_gets_a_process_proc_hides_from_it)
 
 TEST_F(admin, a_user_with_cap_net_admin_alone_dumps_a_process_proc_hides_from_it)
 {
-	if (!ts_series_kernel())
+	if (!ts_kernel_dumps())
 		SKIP(return, "this kernel cannot dump");
 	EXPECT_EQ(1, ask(&self->requester, OP_DUMP, 0, "ts_target", self->target, NULL));
 	EXPECT_EQ(1, ask(&self->requester, OP_DUMP_TGID, 0, "ts_target", self->target, NULL));
@@ -375,8 +375,8 @@ TEST_F(admin, root_gets_io_counters_exactly)
 	static struct taskstats ts;
 	uint64_t wchar, syscw;
 
-	if (!ts_series_kernel())
-		SKIP(return, "mainline rounds the I/O counters down to KiB for everyone");
+	if (!ts_kernel_dumps())
+		SKIP(return, TS_NO_DUMP "I/O counters rounded down to KiB for all");
 	io_truth(_metadata, self->target, &wchar, &syscw);
 	ASSERT_EQ(0, get_as_root(pidfd_local(self->target), &ts));
 	EXPECT_EQ(wchar, ts.write_char);
@@ -397,7 +397,7 @@ FIXTURE_SETUP(alone)
 
 	memset(self, 0, sizeof(*self));
 	self->pidfd = -1;
-	if (!ts_series_kernel())
+	if (!ts_kernel_dumps())
 		SKIP(return, "this kernel has no access rules beyond CAP_NET_ADMIN (no dump)");
 	ASSERT_EQ(0, agent_start(&self->user, HOST_A, &init));
 }
@@ -515,7 +515,7 @@ FIXTURE_SETUP(handover)
 
 	memset(self, 0, sizeof(*self));
 	self->sock = -1;
-	if (!ts_series_kernel())
+	if (!ts_kernel_dumps())
 		SKIP(return, "this kernel has no access rules beyond CAP_NET_ADMIN (no dump)");
 	fd = tsnl_open();
 	ASSERT_LE(0, fd);
@@ -670,7 +670,7 @@ FIXTURE_SETUP(ids)
 	memset(self, 0, sizeof(*self));
 	self->target = -1;
 	self->fd = -1;
-	if (!ts_series_kernel())
+	if (!ts_kernel_dumps())
 		SKIP(return, "this kernel has no GET without CAP_NET_ADMIN (no dump)");
 	self->fd = tsnl_open();
 	ASSERT_LE(0, self->fd);

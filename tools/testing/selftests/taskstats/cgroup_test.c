@@ -4,7 +4,7 @@
  * cgroup (TASKSTATS_CMD_ATTR_DUMP_CGROUP_FD, with DUMP_TGID and
  * DUMP_SUBTREE).
  *
- * Every test makes a fresh cgroup under /sys/fs/cgroup, puts tasks of its
+ * Every test makes a fresh cgroup under the cgroup2 root, puts tasks of its
  * own there (each joins by writing its pid to cgroup.procs, then makes its
  * threads), waits in /proc/PID/stat for the state each must be in, and
  * compares what the kernel says with what it did: every field of struct
@@ -16,16 +16,16 @@
  * death on a pidfd, then thaws what the test froze, empties (cgroup.kill)
  * and removes what the test created, as recorded in memory they share.
  *
- * The reference kernel answers CGROUPSTATS_CMD_GET on a v2 directory with
- * EINVAL, as upstream always did (cgroupstats_build() knows only v1), and
- * cannot dump: tests of what only this series does skip there, saying
- * so. One test expects either answer, depending on the kernel it runs
- * on, and says which:
+ * Linux 6.12's own implementation answers CGROUPSTATS_CMD_GET on a v2
+ * directory with EINVAL (cgroupstats_build() knows only v1), and cannot
+ * dump: on a kernel whose family has no dump, tests of what only a kernel
+ * with the dump does skip, saying so. One test expects either answer,
+ * depending on the kernel it runs on, and says which:
  *
- *	cgroupstats_of_a_v2_cgroup_counts_here_and_is_einval_on_the_reference
+ *	cgroupstats_of_a_v2_cgroup_counts_its_tasks_or_is_einval
  *
- * Upstream's v1 counts and the errors it shares with the series are
- * checked on both kernels.
+ * The v1 counts and the errors both implementations share are checked
+ * on every kernel.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -46,7 +46,6 @@
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
 #include <sys/wait.h>
@@ -54,19 +53,20 @@
 
 #include "../kselftest_harness.h"
 #include "agent.h"
+#include "disks.h"
 #include "tsnl.h"
 
-#ifndef CGROUP2_SUPER_MAGIC
-#define CGROUP2_SUPER_MAGIC	0x63677270
-#endif
 /* <linux/fs.h>'s, which does not mix with <sys/mount.h> on every libc. */
 #ifndef FIFREEZE
 #define FIFREEZE	_IOWR('X', 119, int)
 #define FITHAW		_IOWR('X', 120, int)
 #endif
 
-#define CGROUP_ROOT	"/sys/fs/cgroup"
 #define PATH_BUF	256
+
+/* The root of the cgroup2 hierarchy, wherever it is mounted. */
+static char cgroup_root[PATH_BUF - 48];
+
 #define MAX_CGROUPS	8
 #define MAX_KIDS	192
 #define MAX_TIDS	8	/* a kid's leader and its threads */
@@ -76,10 +76,9 @@
 #define NEWCOMERS	8
 #define WAIT_MS		10000	/* for a state, an answer, a cgroup to empty */
 
-#define SKIP_COUNTS	"the reference kernel answers CGROUPSTATS_CMD_GET on cgroup v2 " \
-			"with EINVAL (cgroupstats_of_a_v2_cgroup_counts_here_and_is_" \
-			"einval_on_the_reference checks it)"
-#define SKIP_DUMP	"the reference kernel cannot dump (EOPNOTSUPP), let alone one cgroup"
+#define SKIP_COUNTS	TS_NO_DUMP "EINVAL for cgroup v2 (cgroupstats_of_a_v2_" \
+			"cgroup_counts_its_tasks_or_is_einval checks it)"
+#define SKIP_DUMP	"this kernel cannot dump (no GENL_CMD_CAP_DUMP), let alone one cgroup"
 
 /* What a test has made that must be undone: shared with its janitor. */
 struct mess {
@@ -136,6 +135,8 @@ struct world {
 	struct kid kids[MAX_KIDS];
 	int nkids;
 	pid_t churner;		/* or the mover */
+	struct ts_disk scratch;	/* a file system to freeze, if a test needs one */
+	struct ts_disk slow;	/* a slow disk, if a test needs one */
 };
 
 /* ------------------------------------------------------------ cleaning */
@@ -524,7 +525,7 @@ static int mover_start(struct world *w, const pid_t *pids, int n,
 static bool world_setup(struct __test_metadata *_metadata, struct world *w)
 {
 	struct timeval tv = { .tv_sec = WAIT_MS / 1000 };
-	struct statfs sf;
+	int err;
 
 	w->nl = -1;
 	w->dirfd = -1;
@@ -532,8 +533,9 @@ static bool world_setup(struct __test_metadata *_metadata, struct world *w)
 	w->hold[1] = -1;
 	if (geteuid())
 		SKIP(return false, "needs root: it makes cgroups and moves tasks into them");
-	if (statfs(CGROUP_ROOT, &sf) || sf.f_type != CGROUP2_SUPER_MAGIC)
-		SKIP(return false, "%s is not a cgroup2 mount", CGROUP_ROOT);
+	err = ts_cgroup2_root(cgroup_root, sizeof(cgroup_root));
+	if (err)
+		SKIP(return false, "no cgroup2 hierarchy to mount: %s", strerror(-err));
 	w->mess = mmap(NULL, sizeof(*w->mess), PROT_READ | PROT_WRITE,
 		       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	ASSERT_NE(MAP_FAILED, w->mess);
@@ -544,9 +546,9 @@ static bool world_setup(struct __test_metadata *_metadata, struct world *w)
 	ASSERT_EQ(0, setsockopt(w->nl, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)));
 	if (tsnl_family(w->nl, TASKSTATS_GENL_NAME, &w->family))
 		SKIP(return false, "no TASKSTATS family");
-	w->series = ts_series_kernel();
+	w->series = ts_kernel_dumps();
 	ASSERT_EQ(0, pipe2(w->hold, O_CLOEXEC));
-	snprintf(w->dir, sizeof(w->dir), "%s/ts_cgroup_test.%d", CGROUP_ROOT, getpid());
+	snprintf(w->dir, sizeof(w->dir), "%s/ts_cgroup_test.%d", cgroup_root, getpid());
 	ASSERT_EQ(0, make_cgroup(w, w->dir));
 	w->dirfd = open(w->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	ASSERT_LE(0, w->dirfd);
@@ -575,6 +577,8 @@ static void world_teardown(struct world *w)
 	if (w->dirfd >= 0)
 		close(w->dirfd);
 	cleanup(w->mess);
+	ts_disk_drop(&w->scratch);
+	ts_disk_drop(&w->slow);
 	close(w->hold[0]);
 	close(w->hold[1]);
 	close(w->nl);
@@ -656,9 +660,8 @@ static int freeze(struct world *w, const char *dir)
  * A WRITER in @cgroup blocked in sb_start_write() of the scratch file
  * system, which this freezes: in 6.12 percpu_rwsem_wait() sleeps in
  * TASK_UNINTERRUPTIBLE, exactly, until thaw(). (Later kernels add
- * TASK_FREEZABLE there, which v1's rules count nowhere.) The rig's guest
- * has no other file system that freezes: its root is 9p, the rest tmpfs,
- * and it has no loop device.
+ * TASK_FREEZABLE there, which v1's rules count nowhere.) The file
+ * system is the test's own, so that freezing it stops nobody else.
  *
  * Return: 0, with the reason in *@why if no such task could be made (and
  * none was), or -errno for a failure.
@@ -666,21 +669,23 @@ static int freeze(struct world *w, const char *dir)
 static int uninterruptible(struct world *w, const char *cgroup, struct kid **out,
 			   const char **why)
 {
-	const char *scratch = getenv("RIG_SCRATCH");
 	char path[PATH_BUF];
 	int fd, err;
 
 	*why = NULL;
-	if (!scratch) {
-		*why = "RIG_SCRATCH not set: no file system to freeze for a D-state task";
+	err = ts_disk_scratch(&w->scratch, 32 << 20);
+	if (err == TS_DISK_CANNOT) {
+		*why = w->scratch.why;
 		return 0;
 	}
-	snprintf(path, sizeof(path), "%s/ts_cgroup_test.%d", scratch, getpid());
+	if (err)
+		return err;
+	snprintf(path, sizeof(path), "%s/ts_cgroup_test.%d", w->scratch.dir, getpid());
 	fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	if (fd < 0)
 		return -errno;
 	unlink(path);		/* while it is not frozen; the fd stays */
-	err = freeze(w, scratch);
+	err = freeze(w, w->scratch.dir);
 	if (err == -EOPNOTSUPP) {
 		close(fd);
 		*why = "the scratch file system cannot be frozen: no D-state task";
@@ -701,7 +706,7 @@ static int uninterruptible(struct world *w, const char *cgroup, struct kid **out
  * cgroupstats_build() rejects every file system but cgroup v1 with
  * EINVAL; this series counts the tasks of a v2 cgroup.
  */
-TEST_F(cgroup, cgroupstats_of_a_v2_cgroup_counts_here_and_is_einval_on_the_reference)
+TEST_F(cgroup, cgroupstats_of_a_v2_cgroup_counts_its_tasks_or_is_einval)
 {
 	struct cgroupstats cs, want = { .nr_sleeping = 1 };
 	struct kid *k;
@@ -833,25 +838,27 @@ TEST_F(cgroup, a_killable_wait_counts_in_no_state)
 }
 
 /*
- * A read that waits for its page from a disk that serves one request a
- * second (the rig's RIG_SLOW_DEV) waits TASK_KILLABLE in io_schedule():
- * D in /proc/PID/stat, in I/O wait, and by v1's rules counted there only.
+ * A read that waits for its page from a disk that serves every request a
+ * second late (dm-delay) waits TASK_KILLABLE in io_schedule(): D in
+ * /proc/PID/stat, in I/O wait, and by v1's rules counted there only.
  * The reader spends some microseconds a second out of that wait: the
  * counts are asked again, up to 5 times, while it was caught between two.
  */
 TEST_F(cgroup, a_task_waiting_for_a_page_from_disk_counts_as_io_wait_only)
 {
 	struct cgroupstats cs, want = { .nr_io_wait = 1 };
-	const char *dev = getenv("RIG_SLOW_DEV");
 	struct spec reader = { .kind = READER };
 	struct kid *k;
+	int err;
 
 	if (!self->w.series)
 		SKIP(return, SKIP_COUNTS);
-	if (!dev)
-		SKIP(return, "needs a disk slow enough to catch a read waiting (RIG_SLOW_DEV)");
+	err = ts_disk_slow(&self->w.slow, 1 << 20, 1000);
+	if (err == TS_DISK_CANNOT)
+		SKIP(return, "%s", self->w.slow.why);
+	ASSERT_EQ(0, err);
 	reader.cgroup = self->w.dir;
-	reader.fd = open(dev, O_RDONLY | O_CLOEXEC);
+	reader.fd = open(self->w.slow.dev, O_RDONLY | O_CLOEXEC);
 	ASSERT_LE(0, reader.fd);
 	ASSERT_EQ(0, spawn(&self->w, &reader, &k));
 	close(reader.fd);
@@ -2041,7 +2048,7 @@ TEST_F(cgroupstats_error, is_the_documented_errno)
 	int fd, n;
 
 	if (variant->series_only && !self->w.series)
-		SKIP(return, "the reference kernel answers this otherwise, as upstream does");
+		SKIP(return, TS_NO_DUMP "another answer here");
 	fd = target_fd(_metadata, &self->w, variant->target, &close_it);
 	n = counts(&self->w, fd, &cs);
 	if (close_it)

@@ -32,6 +32,7 @@
 #include <sys/wait.h>
 
 #include "../kselftest_harness.h"
+#include "disks.h"
 #include "tsnl.h"
 
 #define PAGE		4096
@@ -75,8 +76,9 @@ FIXTURE(delay) {
 	char old_delayacct[16];
 	char cgroup[400];		/* created memory cgroup, if any */
 	char subtree[480];		/* subtree_control we added +memory to */
-	char swapdev[256];		/* swap device we enabled */
-	char file[256];			/* scratch file we created */
+	struct ts_disk swap;		/* swap we made and switched on */
+	struct ts_disk scratch;		/* a file system of our own */
+	char file[256];			/* the file we made there */
 	uint64_t t0;			/* CLOCK_REALTIME before the workload */
 	char buf[TSNL_BUF_SIZE];
 };
@@ -93,14 +95,14 @@ FIXTURE_TEARDOWN(delay)
 {
 	if (self->old_delayacct[0])
 		ts_write_file(DELAYACCT, self->old_delayacct);
-	if (self->swapdev[0])
-		swapoff(self->swapdev);
+	ts_disk_drop(&self->swap);
 	if (self->cgroup[0])
 		rmdir(self->cgroup);
 	if (self->subtree[0])
 		ts_write_file(self->subtree, "-memory");
 	if (self->file[0])
 		unlink(self->file);
+	ts_disk_drop(&self->scratch);
 	close(self->fd);
 }
 
@@ -239,14 +241,19 @@ static void direct_reads(void *arg)
 	close(fd);
 }
 
+/*
+ * Writes a file of @size on a scratch file system of the test's own and
+ * drops its pages from the cache: reading it waits for the disk.
+ * Returns 0, TS_DISK_CANNOT (the reason in self->scratch.why) or -errno.
+ */
 static int make_file(struct _test_data_delay *self, const char *name, size_t size)
 {
-	const char *dir = getenv("RIG_SCRATCH");
-	int fd, err = 0;
+	int fd, err;
 
-	if (!dir)
-		return -ENOENT;
-	snprintf(self->file, sizeof(self->file), "%s/%s", dir, name);
+	err = ts_disk_scratch(&self->scratch, size + (64 << 20));
+	if (err)
+		return err;
+	snprintf(self->file, sizeof(self->file), "%s/%s", self->scratch.dir, name);
 	fd = open(self->file, O_WRONLY | O_CREAT | O_TRUNC, 0600);
 	if (fd < 0)
 		return -errno;
@@ -264,9 +271,12 @@ static int make_file(struct _test_data_delay *self, const char *name, size_t siz
 TEST_F_TIMEOUT(delay, direct_reads_from_disk_wait_in_blkio, 60)
 {
 	struct taskstats ts;
+	int err;
 
-	if (make_file(self, "ts-blkio", 1 << 20) == -ENOENT)
-		SKIP(return, "RIG_SCRATCH not set: no scratch file system");
+	err = make_file(self, "ts-blkio", 1 << 20);
+	if (err == TS_DISK_CANNOT)
+		SKIP(return, "%s", self->scratch.why);
+	ASSERT_EQ(0, err);
 	self->t0 = now_ns(CLOCK_REALTIME);
 	ASSERT_EQ(0, run_child(self->fd, direct_reads, self->file, &ts));
 	CHECK_CLASS(blkio);
@@ -589,8 +599,8 @@ TEST_F_TIMEOUT(delay, reading_a_file_larger_than_its_memcg_waits_in_freepages, 1
 	int err;
 
 	err = make_file(self, "ts-reclaim", FILE_SIZE);
-	if (err == -ENOENT)
-		SKIP(return, "RIG_SCRATCH not set: no scratch file system");
+	if (err == TS_DISK_CANNOT)
+		SKIP(return, "%s", self->scratch.why);
 	ASSERT_EQ(0, err);
 	err = make_memcg(self, "16M");
 	if (err == -ENOENT)
@@ -610,26 +620,21 @@ TEST_F_TIMEOUT(delay, reading_a_file_larger_than_its_memcg_waits_in_freepages, 1
 	EXPECT_GE(reclaims(&ev) + reclaims(&ev) / 4 + 4, (int64_t)ts.freepages_count);
 }
 
+#define SWAP_SIZE	(256 << 20)
+
 /*
- * Turns swap on and makes a memory cgroup of @max, both undone by the
- * teardown. Returns why the guest cannot (the test skips), or NULL with
- * *err the result of making the cgroup.
+ * Turns swap of the test's own on and makes a memory cgroup of @max, both
+ * undone by the teardown. Returns why the machine cannot (the test
+ * skips), or NULL with *err the result of making them.
  */
 static const char *swap_and_memcg(struct _test_data_delay *self,
 				  const char *max, int *err)
 {
-	static char why[160];
-	const char *dev = getenv("RIG_SWAP_DEV");
-
-	*err = 0;
-	if (!dev)
-		return "RIG_SWAP_DEV not set: no swap device to enable";
-	/* EBUSY: still on after an earlier test that could not swapoff. */
-	if (swapon(dev, 0) && errno != EBUSY) {
-		snprintf(why, sizeof(why), "swapon %s: %s", dev, strerror(errno));
-		return why;
-	}
-	snprintf(self->swapdev, sizeof(self->swapdev), "%s", dev);
+	*err = ts_disk_swap(&self->swap, SWAP_SIZE);
+	if (*err == TS_DISK_CANNOT)
+		return self->swap.why;
+	if (*err)
+		return NULL;
 	*err = make_memcg(self, max);
 	if (*err == -ENOENT)
 		return "no cgroup2 memory controller";
@@ -909,8 +914,8 @@ TEST_F_TIMEOUT(delay, thrashing_counts_again_after_accounting_flipped_mid_wait, 
 	int err, tries, kills = 0;
 	const char *why;
 
-	if (!ts_series_kernel())
-		SKIP(return, "the reference keeps upstream's stuck in_thrashing flag");
+	if (!ts_kernel_dumps())
+		SKIP(return, TS_NO_DUMP "in_thrashing left set");
 	why = swap_and_memcg(self, "20M", &err);
 	if (why)
 		SKIP(return, "%s", why);
@@ -989,11 +994,14 @@ TEST_F_TIMEOUT(delay, block_io_waits_of_a_task_dequeued_late_are_counted, 120)
 	struct taskstats ts;
 	uint64_t nv;
 	pid_t rival;
+	int err;
 
-	if (!ts_series_kernel())
-		SKIP(return, "the reference loses block I/O waits of tasks dequeued late");
-	if (make_file(self, "ts-blkio-late", 2 << 20) == -ENOENT)
-		SKIP(return, "RIG_SCRATCH not set: no scratch file system");
+	if (!ts_kernel_dumps())
+		SKIP(return, TS_NO_DUMP "late dequeues lose their waits");
+	err = make_file(self, "ts-blkio-late", 2 << 20);
+	if (err == TS_DISK_CANNOT)
+		SKIP(return, "%s", self->scratch.why);
+	ASSERT_EQ(0, err);
 	rival = fork();
 	ASSERT_LE(0, rival);
 	if (rival == 0) {
@@ -1062,8 +1070,8 @@ TEST_F_TIMEOUT(delay, a_wait_ended_by_a_migration_counts_whole_in_the_maximum, 6
 	cpu_set_t zero;
 	char c;
 
-	if (!ts_series_kernel())
-		SKIP(return, "the reference keeps the cpu extremes at arrival only");
+	if (!ts_kernel_dumps())
+		SKIP(return, TS_NO_DUMP "cpu extremes at arrival only");
 	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
 		SKIP(return, "needs two CPUs");
 	pin(0);		/* CPU 1 belongs to the spinner */
@@ -1188,8 +1196,8 @@ TEST_F_TIMEOUT(nodelay, waits_while_switched_off_still_bound_the_average, 60)
 	int stop[2];
 	char c;
 
-	if (!ts_series_kernel())
-		SKIP(return, "the reference keeps the cpu extremes only while switched on");
+	if (!ts_kernel_dumps())
+		SKIP(return, TS_NO_DUMP "cpu extremes only while on");
 	ASSERT_EQ(0, pipe(stop));
 	rival = fork();
 	ASSERT_LE(0, rival);
@@ -1288,8 +1296,8 @@ TEST_F_TIMEOUT(nodelay, racing_switches_leave_accounting_as_the_sysctl_reads, 18
 	pthread_barrier_t go;
 	pthread_t t[2];
 
-	if (!ts_series_kernel())
-		SKIP(return, "the reference's switch can be torn by two writers at once");
+	if (!ts_kernel_dumps())
+		SKIP(return, TS_NO_DUMP "two writers tear its switch");
 	ASSERT_LE(0, warnings);
 	for (int burst = 0; burst < SWITCH_BURSTS; burst++) {
 		struct switcher s[2] = { { &go, "1" }, { &go, "0" } };

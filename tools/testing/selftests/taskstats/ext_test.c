@@ -26,6 +26,7 @@
 
 #include "../kselftest_harness.h"
 #include "agent.h"
+#include "disks.h"
 #include "tsnl.h"
 
 #define NCHILD		32
@@ -166,7 +167,7 @@ FIXTURE_SETUP(ext)
 	if (tsnl_family(self->fd, TASKSTATS_GENL_NAME, &self->family))
 		SKIP(return, "no TASKSTATS family");
 	n = dump_into(self->fd, self->family, false, &probe);
-	if (n == -EOPNOTSUPP && !ts_series_kernel())
+	if (n == -EOPNOTSUPP && !ts_kernel_dumps())
 		SKIP(return, "this kernel cannot dump: it has none of these extensions");
 	ASSERT_LT(0, n);
 }
@@ -768,8 +769,8 @@ TEST_F_TIMEOUT(ext, unprivileged_dump_walks_past_hundreds_of_unreadable_tasks_to
 /*
  * An exec that holds its exec_update_lock for seconds, as one whose old
  * memory has AIO in flight does: exec_mmap() takes the lock, then its
- * mmput() of the old memory waits for the AIO, and the rig's third disk
- * (RIG_SLOW_DEV) serves one request a second. The child reads that disk
+ * mmput() of the old memory waits for the AIO, and the test's slow disk
+ * (dm-delay) serves every read SLOW_MS late. The child reads that disk
  * as root, becomes nobody (dumpable, so that nobody may read it) and
  * execs sleep. Its name changes only after the wait, still under the
  * lock: a record named "sleep" was read after the exec.
@@ -779,10 +780,13 @@ TEST_F_TIMEOUT(ext, unprivileged_dump_walks_past_hundreds_of_unreadable_tasks_to
  * is the test.
  */
 #define SLOW_READS	12
+#define SLOW_MS		8000
+
+static struct ts_disk slow;	/* the disk the exec's reads wait for */
 
 static pid_t stuck_exec_start(void)
 {
-	const char *dev = getenv("RIG_SLOW_DEV");
+	const char *dev = slow.dev;
 	struct iocb cb[SLOW_READS], *cbs[SLOW_READS];
 	aio_context_t ctx = 0;
 	pid_t pid;
@@ -839,7 +843,7 @@ static int get_the_exec_once(int fd, uint16_t family)
 	return strcmp(ts.ac_comm, "sleep") ? -1 : WAITED;
 }
 
-/* Asks until a GET meets the exec, which lasts some 11 s. */
+/* Asks until a GET meets the exec, which lasts some SLOW_MS. */
 static int get_until_the_exec(int fd, uint16_t family)
 {
 	for (int i = 0; i < 6000; i++) {
@@ -1047,10 +1051,12 @@ FIXTURE_SETUP(stuck)
 	self->sleeper = 0;
 	stuck = 0;
 	before = 0;
-	if (!ts_series_kernel())
+	if (!ts_kernel_dumps())
 		SKIP(return, "this kernel has no unprivileged reads (no dump)");
-	if (!getenv("RIG_SLOW_DEV"))
-		SKIP(return, "no throttled disk in RIG_SLOW_DEV (the rig's guest has one)");
+	fd = ts_disk_slow(&slow, 1 << 20, SLOW_MS);
+	if (fd == TS_DISK_CANNOT)
+		SKIP(return, "%s", slow.why);
+	ASSERT_EQ(0, fd);
 	fd = tsnl_open();
 	ASSERT_LE(0, fd);
 	ASSERT_EQ(0, tsnl_family(fd, TASKSTATS_GENL_NAME, &self->family));
@@ -1059,7 +1065,7 @@ FIXTURE_SETUP(stuck)
 
 FIXTURE_TEARDOWN(stuck)
 {
-	/* A SIGKILL takes once the exec is done, its reads a second each. */
+	/* A SIGKILL takes once the exec is done, its reads SLOW_MS late. */
 	if (stuck > 0) {
 		kill(stuck, SIGKILL);
 		waitpid(stuck, NULL, 0);
@@ -1068,6 +1074,7 @@ FIXTURE_TEARDOWN(stuck)
 		kill(self->sleeper, SIGKILL);
 		waitpid(self->sleeper, NULL, 0);
 	}
+	ts_disk_drop(&slow);
 }
 
 /*

@@ -26,6 +26,7 @@
 #include <sys/wait.h>
 
 #include "../kselftest_harness.h"
+#include "disks.h"
 #include "tsnl.h"
 
 #define PAGE	4096
@@ -43,6 +44,7 @@ FIXTURE(fields) {
 	uint16_t family;
 	char cpus[256];
 	char buf[TSNL_BUF_SIZE];
+	struct ts_disk disk;	/* a scratch file system, for the test that needs one */
 };
 
 FIXTURE_SETUP(fields)
@@ -61,6 +63,7 @@ FIXTURE_TEARDOWN(fields)
 	tsnl_cpumask(self->fd, self->family, TASKSTATS_CMD_ATTR_DEREGISTER_CPUMASK,
 		     self->cpus);
 	close(self->fd);
+	ts_disk_drop(&self->disk);
 }
 
 static void idle(void *arg)
@@ -870,15 +873,16 @@ static void touch_cold_file(void *arg)
 TEST_F(fields, faulting_in_a_cold_file_counts_major_faults)
 {
 	struct cold_file cf = { .size = 4 << 20 };
-	const char *dir = getenv("RIG_SCRATCH");
 	uint64_t pages = cf.size / PAGE, maj, min;
 	struct probe a, b;
 	char *data;
-	int fd;
+	int fd, err;
 
-	if (!dir)
-		SKIP(return, "RIG_SCRATCH not set: no scratch file system");
-	snprintf(cf.path, sizeof(cf.path), "%s/ts-majflt", dir);
+	err = ts_disk_scratch(&self->disk, 32 << 20);
+	if (err == TS_DISK_CANNOT)
+		SKIP(return, "%s", self->disk.why);
+	ASSERT_EQ(0, err);
+	snprintf(cf.path, sizeof(cf.path), "%s/ts-majflt", self->disk.dir);
 	fd = open(cf.path, O_RDWR | O_CREAT | O_TRUNC, 0600);
 	ASSERT_LE(0, fd);
 	data = malloc(cf.size);
@@ -1059,11 +1063,14 @@ FIXTURE_SETUP(core)
 	if (!self->family)
 		SKIP(return, "no TASKSTATS family");
 	ASSERT_EQ(0, err);
+	err = ts_read_file("/proc/sys/kernel/core_pattern", self->old_pattern,
+			   sizeof(self->old_pattern));
+	if (err == -ENOENT)
+		SKIP(return, "the kernel has no core dumps (CONFIG_COREDUMP)");
+	ASSERT_LT(0, err);
+	self->saved = true;
 	snprintf(self->dir, sizeof(self->dir), "/tmp/ts-core.XXXXXX");
 	ASSERT_NE(NULL, mkdtemp(self->dir));
-	ASSERT_LT(0, ts_read_file("/proc/sys/kernel/core_pattern", self->old_pattern,
-				  sizeof(self->old_pattern)));
-	self->saved = true;
 	snprintf(pattern, sizeof(pattern), "%s/core", self->dir);
 	ASSERT_EQ(0, ts_write_file("/proc/sys/kernel/core_pattern", pattern));
 }
@@ -1074,9 +1081,11 @@ FIXTURE_TEARDOWN(core)
 
 	if (self->saved)
 		ts_write_file("/proc/sys/kernel/core_pattern", self->old_pattern);
-	snprintf(path, sizeof(path), "%s/core", self->dir);
-	unlink(path);
-	rmdir(self->dir);
+	if (self->dir[0]) {
+		snprintf(path, sizeof(path), "%s/core", self->dir);
+		unlink(path);
+		rmdir(self->dir);
+	}
 	close(self->fd);
 }
 

@@ -118,7 +118,7 @@ FIXTURE_SETUP(lifetime)
 	int to[2], from[2], fd;
 
 	memset(self, 0, sizeof(*self));
-	if (!ts_series_kernel())
+	if (!ts_kernel_dumps())
 		SKIP(return, "this kernel has no listener rules of its own (no dump)");
 	fd = tsnl_open();
 	ASSERT_LE(0, fd);
@@ -234,7 +234,7 @@ FIXTURE_SETUP(limits)
 	int ret;
 
 	memset(self, 0, sizeof(*self));
-	if (!ts_series_kernel())
+	if (!ts_kernel_dumps())
 		SKIP(return, "this kernel has no listener rules of its own (no dump)");
 	ASSERT_LT(0, ts_read_file(LIMIT, self->old_limit, sizeof(self->old_limit)))
 		TH_LOG("no %s", LIMIT);
@@ -497,7 +497,7 @@ FIXTURE_SETUP(charge)
 	int err;
 
 	memset(self, 0, sizeof(*self));
-	if (!ts_series_kernel())
+	if (!ts_kernel_dumps())
 		SKIP(return, "this kernel has no listener rules of its own (no dump)");
 	snprintf(name, sizeof(name), "ts-charge-%d", getpid());
 	err = ts_memcg_make(name, self->memcg, sizeof(self->memcg),
@@ -552,8 +552,8 @@ TEST_F_TIMEOUT(charge, a_containers_listeners_are_charged_to_its_memory_cgroup, 
 /* -------------------------------------------------------------------- lost */
 
 /*
- * A record the kernel could not allocate: failslab (make check-debug's
- * kernel has it) fails the first slab allocation made under
+ * A record the kernel could not allocate: failslab (./config enables it)
+ * fails the first slab allocation made under
  * taskstats_exit() by one exiting child, which has set its make-it-fail.
  */
 #define FAILSLAB	"/sys/kernel/debug/failslab"
@@ -604,13 +604,13 @@ FIXTURE_SETUP(lost)
 	memset(self, 0, sizeof(*self));
 	self->l[0] = -1;
 	self->l[1] = -1;
-	if (!ts_series_kernel())
+	if (!ts_kernel_dumps())
 		SKIP(return, "this kernel has no listener rules of its own (no dump)");
 	if (access(FAILSLAB, F_OK))
 		mount("debugfs", "/sys/kernel/debug", "debugfs", 0, NULL);
 	snprintf(path, sizeof(path), "%s/require-start", FAILSLAB);
 	if (access(path, F_OK))
-		SKIP(return, "no failslab with a stack filter (make check-debug's kernel has one)");
+		SKIP(return, "no failslab with a stack filter (FAULT_INJECTION_STACKTRACE_FILTER)");
 	for (size_t i = 0; i < ARRAY_SIZE(knob); i++) {
 		snprintf(path, sizeof(path), "%s/%s", FAILSLAB, knob[i]);
 		ASSERT_LT(0, ts_read_file(path, self->saved[i], sizeof(self->saved[i])));
@@ -1038,7 +1038,7 @@ FIXTURE_SETUP(heard)
 	memset(self, 0, sizeof(*self));
 	self->host = -1;
 	self->target = -1;
-	if (!ts_series_kernel())
+	if (!ts_kernel_dumps())
 		SKIP(return, "this kernel has no listeners in containers (no dump)");
 	CPU_ZERO(&cpu0);
 	CPU_SET(0, &cpu0);
@@ -1287,7 +1287,7 @@ FIXTURE_SETUP(queue)
 
 	memset(self, 0, sizeof(*self));
 	self->fd = -1;
-	if (!ts_series_kernel())
+	if (!ts_kernel_dumps())
 		SKIP(return, "this kernel has no listeners in containers (no dump)");
 	ret = agent_start(&self->c, CONTAINER, &init);
 	if (ret == 4)

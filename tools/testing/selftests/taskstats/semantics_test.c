@@ -799,7 +799,7 @@ FIXTURE(group) {
 FIXTURE_VARIANT(group) {
 	void (*view)(struct __test_metadata *_metadata, struct _test_data_sem *self,
 		     struct group_view *v);
-	const char *reference_skip;	/* why the reference is not held to it */
+	const char *skip_without_dump;	/* why 6.12's implementation is not held to it */
 };
 
 FIXTURE_VARIANT_ADD(group, tgid_get) {
@@ -812,14 +812,14 @@ FIXTURE_VARIANT_ADD(group, last_exit) {
 
 FIXTURE_VARIANT_ADD(group, exit_together) {
 	.view = view_exit_together,
-	.reference_skip = "the reference's record may leave out a thread exiting with its last",
+	.skip_without_dump = TS_NO_DUMP "may miss a thread exiting with its last",
 };
 
 FIXTURE_SETUP(group)
 {
 	self->delayacct[0] = '\0';
-	if (variant->reference_skip && !ts_series_kernel())
-		SKIP(return, "%s", variant->reference_skip);
+	if (variant->skip_without_dump && !ts_kernel_dumps())
+		SKIP(return, "%s", variant->skip_without_dump);
 	if (ts_read_file(DELAYACCT, self->delayacct, sizeof(self->delayacct)) > 0)
 		ASSERT_EQ(0, ts_write_file(DELAYACCT, "1"));
 	sem_open(_metadata, &self->sem);
@@ -845,8 +845,8 @@ TEST_F_TIMEOUT(group, record_holds_the_longest_and_shortest_delay_of_any_thread,
 {
 	struct group_view v;
 
-	if (!ts_series_kernel())
-		SKIP(return, "the reference's records (version 14) have no delay extremes");
+	if (!ts_kernel_dumps())
+		SKIP(return, TS_NO_DUMP "version 14, no delay extremes");
 	variant->view(_metadata, &self->sem, &v);
 	ASSERT_LE(16, v.group.version);
 	/* Six threads that sleep and spin on two CPUs wait for one. */
@@ -918,8 +918,8 @@ TEST_F_TIMEOUT(sem, a_thread_is_counted_once_in_its_group_while_it_exits, 120)
 	bool folded = false;
 	pthread_t t;
 
-	if (!ts_series_kernel())
-		SKIP(return, "the reference counts an exiting thread twice until it is gone");
+	if (!ts_kernel_dumps())
+		SKIP(return, TS_NO_DUMP "exiting thread counted twice");
 	lfd = tsnl_open();
 	ASSERT_LE(0, lfd);
 	ASSERT_EQ(0, listen_all(self, lfd));

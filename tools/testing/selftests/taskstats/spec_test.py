@@ -16,11 +16,15 @@ pid 1, and a dump), and pyroute2's TaskStats (a GET, and a dump read
 message by message with get_attr()). A dump must list every task of
 /proc exactly once.
 
-Run from the tree it belongs to (it finds the spec, the header and
-tools/net/ynl from its own path, or from $KERNEL_TREE); elsewhere (an
-installed kselftest) it skips. Prints TAP; exits 1 on a failure, 4 when
-it skipped everything.
+It finds the spec, the headers, ynl and the ABI table in the kernel
+tree it lies in, or, installed (make install, kselftest-install), in
+the copies of them the selftests' Makefile put beside it (spec_files/);
+$KERNEL_TREE names another tree. Without any, it skips. What the kernel
+supports it asks the kernel (CTRL_CMD_GETFAMILY, CTRL_CMD_GETPOLICY).
+Prints TAP; exits 1 on a failure, 4 when it skipped everything.
 """
+
+import functools
 
 import json
 import os
@@ -29,9 +33,23 @@ import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-TREE = os.environ.get('KERNEL_TREE') or \
-    os.path.normpath(os.path.join(HERE, '..', '..', '..', '..'))
-SPEC = os.path.join(TREE, 'Documentation/netlink/specs/taskstats.yaml')
+SPEC_PATH = 'Documentation/netlink/specs/taskstats.yaml'
+NEEDS = (SPEC_PATH, 'Documentation/netlink/specs/nlctrl.yaml',
+         'tools/net/ynl/cli.py', 'include/uapi/linux/taskstats.h')
+
+
+def find_tree():
+    """$KERNEL_TREE, the tree this file lies in, or the copies beside it."""
+    for tree in (os.environ.get('KERNEL_TREE'),
+                 os.path.normpath(os.path.join(HERE, '..', '..', '..', '..')),
+                 os.path.join(HERE, 'spec_files')):
+        if tree and all(os.path.exists(os.path.join(tree, f)) for f in NEEDS):
+            return tree
+    return None
+
+
+TREE = find_tree() or os.path.normpath(os.path.join(HERE, '..', '..', '..', '..'))
+SPEC = os.path.join(TREE, SPEC_PATH)
 NLCTRL = os.path.join(TREE, 'Documentation/netlink/specs/nlctrl.yaml')
 YNL = os.path.join(TREE, 'tools/net/ynl')
 UAPI = os.path.join(TREE, 'include/uapi/linux')
@@ -71,7 +89,7 @@ def struct_layout(spec, name):
 
 def abi_table():
     fields = []
-    with open(os.path.join(HERE, 'abi_fields.h')) as f:
+    with open(os.path.join(TREE, 'tools/testing/selftests/taskstats/abi_fields.h')) as f:
         for line in f:
             m = re.match(r'FIELD\((\w+), (\d+), (\d+), (\d+)\)', line)
             if m:
@@ -169,23 +187,19 @@ def spec_attribute_values_are_the_uapi_enums():
 
 # ----------------------------------------------------------------- kernel
 
-def series_kernel():
-    """Whether the kernel has this series' dump (upstream's does not).
-
-    In the rig's guest RIG_KERNEL names the kernel and decides, so that a
-    series kernel that lost its dump fails instead of skipping; a step of
-    make check-bisect, which may predate the dump, is probed.
-    """
-    if os.environ.get('RIG_KERNEL') in ('series', 'reference'):
-        return os.environ['RIG_KERNEL'] == 'series'
-    from lib import YnlFamily, NlError
-    try:
-        YnlFamily(SPEC).dump('get', {})
-        return True
-    except NlError as e:
-        if e.nl_msg.error == -EOPNOTSUPP:
-            return False
-        raise
+@functools.lru_cache(maxsize=None)
+def kernel_dumps():
+    """Whether the kernel's TASKSTATS family can dump, as it says itself:
+    its GET command carries cmd-cap-dump in CTRL_CMD_GETFAMILY's list of
+    operations. Linux 6.12's own implementation has none."""
+    from lib import YnlFamily
+    family = YnlFamily(NLCTRL).do('getfamily', {'family-name': 'TASKSTATS'})
+    # An indexed array: [{index: {'id': ..., 'flags': {...}}}, ...].
+    for entry in family.get('ops', []):
+        for op in entry.values():
+            if op.get('id') == 1:
+                return 'cmd-cap-dump' in op.get('flags', ())
+    raise AssertionError(f'the TASKSTATS family lists no GET: {family}')
 
 
 def kernel_policy():
@@ -206,11 +220,11 @@ def kernel_policy():
 def spec_request_attributes_are_the_kernels_policy():
     spec = load_spec()
     policy = kernel_policy()
-    series = series_kernel()
+    dumps = kernel_dumps()
     sets = {s['name']: s for s in spec['attribute-sets']}
     for set_name, cmd in (('cmd', 1), ('cgroupstats-cmd', 4)):
         want = {v: t for n, v, t in attr_values(sets[set_name])
-                if t != 'unused' and (series or not n.startswith('dump-'))}
+                if t != 'unused' and (dumps or not n.startswith('dump-'))}
         assert policy.get(cmd) == want, \
             f'command {cmd}: the kernel\'s policy is {policy.get(cmd)}, the spec\'s {want}'
 
@@ -220,8 +234,8 @@ def ynl(*args):
                           '--spec', SPEC, '--output-json', *args],
                          capture_output=True, text=True, timeout=120)
     if out.returncode:
-        if 'error: -95' in out.stdout + out.stderr and not series_kernel():
-            raise Skip('this kernel cannot dump (EOPNOTSUPP): upstream\'s answer')
+        if 'error: -95' in out.stdout + out.stderr and not kernel_dumps():
+            raise Skip('this kernel cannot dump (EOPNOTSUPP)')
         raise AssertionError(f'ynl {" ".join(args)} failed: {out.stdout}{out.stderr}')
     return json.loads(out.stdout)
 
@@ -246,17 +260,17 @@ def ynl_get_of_pid_1_prints_its_record_by_field_name():
     except AssertionError as e:
         # ynl decodes a fixed struct only whole: a kernel whose record
         # is an older, shorter version than the spec's cannot be read.
-        if not series_kernel() and 'unpack_from requires a buffer' in str(e):
+        if not kernel_dumps() and 'unpack_from requires a buffer' in str(e):
             raise Skip('this kernel\'s struct taskstats is shorter than the '
                        'spec\'s (version 17): ynl decodes a fixed struct '
                        'only whole') from e
         raise
     stats = rec['stats']
     assert rec['pid'] == 1 and stats['ac-pid'] == 1, rec
-    # This series fills the header's version; another kernel its own.
+    # A kernel with the dump fills the header's version; another its own.
     want = header_version()
     assert stats['version'] == want or \
-        (not series_kernel() and 1 <= stats['version'] < want), stats['version']
+        (not kernel_dumps() and 1 <= stats['version'] < want), stats['version']
     assert comm(stats['ac-comm']) == proc_comm(1), stats['ac-comm']
     assert stats['ac-ppid'] == 0 and stats['ac-tgid'] == 1
 
@@ -328,8 +342,8 @@ def pyroute2_dump_read_message_by_message_sees_every_task_once():
             reply = ts.nlm_request(msg, ts.prid,
                                    msg_flags=NLM_F_REQUEST | NLM_F_DUMP)
         except NetlinkError as e:
-            if e.code == EOPNOTSUPP and not series_kernel():
-                raise Skip('this kernel cannot dump (EOPNOTSUPP): upstream\'s answer')
+            if e.code == EOPNOTSUPP and not kernel_dumps():
+                raise Skip('this kernel cannot dump (EOPNOTSUPP)')
             raise
         return [m.get_attr('TASKSTATS_TYPE_AGGR_PID')
                  .get_attr('TASKSTATS_TYPE_PID') for m in reply]
@@ -358,9 +372,17 @@ def main():
     tests = OFFLINE if '--offline' in sys.argv else TESTS
     failed = 0
     print('TAP version 13')
-    if not os.path.exists(SPEC) or not os.path.isdir(YNL):
-        print(f'1..0 # SKIP no kernel tree with the spec and ynl at {TREE} '
-              '(set KERNEL_TREE)')
+    try:
+        import yaml  # noqa: F401
+        import jsonschema  # noqa: F401
+    except ImportError as e:
+        print(f'1..0 # SKIP python module {e.name} is not installed '
+              '(Debian: python3-yaml, python3-jsonschema)')
+        return 4
+    if not find_tree() or not os.path.isdir(YNL):
+        print(f'1..0 # SKIP neither a kernel tree with the spec and ynl at {TREE} '
+              f'nor their copies in {os.path.join(HERE, "spec_files")} '
+              '(make install puts them there; or set KERNEL_TREE)')
         return 4
     print(f'1..{len(tests)}')
     for i, test in enumerate(tests, 1):

@@ -2957,7 +2957,7 @@ static int setup_targets(struct fuzz *f, const struct opts *o, pid_t *spawn)
 	 * Upstream's policy ends before TASKSTATS_CMD_ATTR_DUMP_TGID: there
 	 * the attribute is ignored, whatever its size, like any unknown one.
 	 */
-	f->series = ts_series_kernel();
+	f->series = ts_kernel_dumps();
 	f->get_maxattr = f->series ? TASKSTATS_CMD_ATTR_MAX :
 			 TASKSTATS_CMD_ATTR_DEREGISTER_CPUMASK;
 	if (id != o->family)

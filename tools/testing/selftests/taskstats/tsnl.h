@@ -47,6 +47,7 @@ struct tsnl_reply {
 int tsnl_open(void);
 int tsnl_family(int fd, const char *name, uint16_t *id);
 int tsnl_family_has_op(int fd, const char *name, int op);
+int tsnl_family_op_flags(int fd, const char *name, int op);
 
 void tsnl_msg_init(struct tsnl_msg *m, uint16_t family, uint8_t cmd,
 		   uint16_t flags);
@@ -137,8 +138,14 @@ int ts_exit_record(int nl, pid_t pid, struct taskstats *ts);
 int ts_as_nobody(int (*fn)(int fd, uint16_t family, pid_t other),
 		 uint16_t family, pid_t other);
 
+/*
+ * Why a test of what only a kernel with the dump does skips on one
+ * without (Linux 6.12's own implementation): see ts_kernel_dumps().
+ */
+#define TS_NO_DUMP	"this kernel has no dump (6.12's own): "
+
 /* Small helpers shared by the tests. */
-bool ts_series_kernel(void);
+bool ts_kernel_dumps(void);
 int ts_read_file(const char *path, char *buf, int size);
 int ts_write_file(const char *path, const char *s);
 int ts_proc_state(pid_t pid);
@@ -148,6 +155,7 @@ int ts_proc_io(pid_t pid, const char *key, uint64_t *val);
 int ts_proc_field(const char *path, const char *key, uint64_t *val);
 uint64_t ts_threads_sum(pid_t pid, const char *key, int *threads);
 int64_t ts_keyed_value(const char *buf, const char *key);
+int ts_cgroup2_root(char *root, int size);
 int ts_memcg_make(const char *name, char *path, int size, char *subtree, int subsize);
 void ts_possible_cpus(char *buf, int size);
 

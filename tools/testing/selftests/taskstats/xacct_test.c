@@ -7,7 +7,7 @@
  * reports the I/O counters exactly to root; upstream rounds them down to
  * a multiple of 1024 (KB_MASK in xacct_add_tsk()) at every version, so
  * the version cannot tell which to expect, and reading the counters to
- * find out would make the test its own oracle: ts_series_kernel()
+ * find out would make the test its own oracle: ts_kernel_dumps()
  * decides. (The series' steps that dump but still round, before its
  * patch "report the I/O counters exactly", are not booted by
  * make check-bisect.)
@@ -25,6 +25,7 @@
 #include <time.h>
 
 #include "../kselftest_harness.h"
+#include "disks.h"
 #include "tsnl.h"
 
 #define PAGE		4096
@@ -34,6 +35,7 @@ FIXTURE(xacct) {
 	uint16_t family;
 	bool exact;		/* the kernel reports the I/O counters exactly */
 	char path[256];
+	struct ts_disk scratch;	/* a file system of the test's own */
 	char buf[TSNL_BUF_SIZE];
 };
 
@@ -43,13 +45,14 @@ FIXTURE_SETUP(xacct)
 	ASSERT_LE(0, self->fd);
 	if (tsnl_family(self->fd, TASKSTATS_GENL_NAME, &self->family))
 		SKIP(return, "no TASKSTATS family");
-	self->exact = ts_series_kernel();
+	self->exact = ts_kernel_dumps();
 }
 
 FIXTURE_TEARDOWN(xacct)
 {
 	if (self->path[0])
 		unlink(self->path);
+	ts_disk_drop(&self->scratch);
 	close(self->fd);
 }
 
@@ -202,41 +205,19 @@ static void dirty_then_truncate(void *arg)
 	close(fd);
 }
 
+/*
+ * Names @name on a scratch file system of the test's own: ext4 on a loop
+ * device, whose reads and writeback are block I/O, unlike those of tmpfs
+ * (which takes O_DIRECT and dirty pages without any). Returns 0,
+ * TS_DISK_CANNOT (the reason in self->scratch.why) or -errno.
+ */
 static int scratch_file(struct _test_data_xacct *self, const char *name)
 {
-	const char *dir = getenv("RIG_SCRATCH");
+	int err = ts_disk_scratch(&self->scratch, 64 << 20);
 
-	if (!dir)
-		return -1;
-	snprintf(self->path, sizeof(self->path), "%s/%s", dir, name);
-	return 0;
-}
-
-/*
- * Whether @path's file system is on a block device (a real major number),
- * whose reads and writeback are block I/O; not one (tmpfs) that takes
- * O_DIRECT and dirty pages without any.
- */
-static bool on_block_device(const char *path)
-{
-	struct stat st;
-
-	return !stat(path, &st) && major(st.st_dev) != 0;
-}
-
-/*
- * Whether the scratch file system takes O_DIRECT, decided by the open(2)
- * that would fail without it (EINVAL: no direct I/O in this file system).
- * Return: 1 if it does, 0 if not, -errno on any other failure.
- */
-static int takes_o_direct(const char *path)
-{
-	int fd = open(path, O_RDONLY | O_DIRECT);
-
-	if (fd < 0)
-		return errno == EINVAL ? 0 : -errno;
-	close(fd);
-	return 1;
+	if (!err)
+		snprintf(self->path, sizeof(self->path), "%s/%s", self->scratch.dir, name);
+	return err;
 }
 
 /*
@@ -249,10 +230,12 @@ static int takes_o_direct(const char *path)
 TEST_F(xacct, direct_reads_count_their_bytes_as_read_bytes)
 {
 	struct io_view a, b;
-	int fd, direct;
+	int fd, err;
 
-	if (scratch_file(self, "ts-dio"))
-		SKIP(return, "RIG_SCRATCH not set: no scratch file system");
+	err = scratch_file(self, "ts-dio");
+	if (err == TS_DISK_CANNOT)
+		SKIP(return, "%s", self->scratch.why);
+	ASSERT_EQ(0, err);
 	fd = open(self->path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
 	ASSERT_LE(0, fd);
 	ASSERT_EQ(0, ftruncate(fd, 0));
@@ -260,12 +243,6 @@ TEST_F(xacct, direct_reads_count_their_bytes_as_read_bytes)
 		ASSERT_EQ(PAGE, write(fd, self->buf, PAGE));
 	ASSERT_EQ(0, fsync(fd));
 	close(fd);
-	if (!on_block_device(self->path))
-		SKIP(return, "the scratch file system is on no block device");
-	direct = takes_o_direct(self->path);
-	ASSERT_LE(0, direct);
-	if (!direct)
-		SKIP(return, "the scratch file system refuses O_DIRECT");
 	around_one_run(_metadata, self, direct_read, self->path, &a, &b);
 	TH_LOG("read_bytes %llu -> %llu", (unsigned long long)a.read_bytes,
 	       (unsigned long long)b.read_bytes);
@@ -294,11 +271,12 @@ TEST_F(xacct, direct_reads_count_their_bytes_as_read_bytes)
 TEST_F(xacct, dirtying_pages_counts_them_as_write_bytes)
 {
 	struct io_view a, b;
+	int err;
 
-	if (scratch_file(self, "ts-wb"))
-		SKIP(return, "RIG_SCRATCH not set: no scratch file system");
-	if (!on_block_device(getenv("RIG_SCRATCH")))
-		SKIP(return, "the scratch file system is on no block device");
+	err = scratch_file(self, "ts-wb");
+	if (err == TS_DISK_CANNOT)
+		SKIP(return, "%s", self->scratch.why);
+	ASSERT_EQ(0, err);
 	around_one_run(_metadata, self, buffered_write_fsync, self->path, &a, &b);
 	TH_LOG("write_bytes %llu -> %llu", (unsigned long long)a.write_bytes,
 	       (unsigned long long)b.write_bytes);
@@ -313,11 +291,12 @@ TEST_F(xacct, dirtying_pages_counts_them_as_write_bytes)
 TEST_F(xacct, truncating_dirty_pages_counts_cancelled_write_bytes)
 {
 	struct io_view a, b;
+	int err;
 
-	if (scratch_file(self, "ts-cancel"))
-		SKIP(return, "RIG_SCRATCH not set: no scratch file system");
-	if (!on_block_device(getenv("RIG_SCRATCH")))
-		SKIP(return, "the scratch file system is on no block device");
+	err = scratch_file(self, "ts-cancel");
+	if (err == TS_DISK_CANNOT)
+		SKIP(return, "%s", self->scratch.why);
+	ASSERT_EQ(0, err);
 	around_one_run(_metadata, self, dirty_then_truncate, self->path, &a, &b);
 	TH_LOG("cancelled %llu -> %llu", (unsigned long long)a.cancelled,
 	       (unsigned long long)b.cancelled);
