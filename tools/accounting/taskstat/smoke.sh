@@ -5,12 +5,15 @@
 # and checks its exit status and output. Prints TAP; exits 0 only if every
 # test passed. Run as root:  smoke.sh /path/to/taskstat
 #
-# RIG_KERNEL (set in the rig's guest) says which kernel runs: "series"
-# must answer CGROUPSTATS on cgroup v2 and dump one cgroup, "reference"
-# (upstream's implementation) must answer EINVAL on v2 and cannot dump,
-# so that taskstat falls back. Unset or another name (a step of make
-# check-bisect), either behaviour passes and the
-# test says which it saw.
+# The kernel's TASKSTATS family says which behaviour to expect (the
+# tree's ynl asks CTRL_CMD_GETFAMILY for its commands and their flags):
+# a GET that can dump is this
+# implementation's, which answers CGROUPSTATS on cgroup v2, dumps one
+# cgroup and refuses a socket of a foreign network namespace; a GET
+# without is Linux 6.12's own, which answers EINVAL on v2 and cannot
+# dump, so that taskstat falls back. Without ynl (outside a kernel tree,
+# or no python3-yaml), either behaviour passes and the test says which
+# it saw.
 set -u
 
 ts=${1:?usage: smoke.sh /path/to/taskstat}
@@ -20,9 +23,15 @@ failed=0
 cgdir=
 cg=
 kids=()
-kernel=${RIG_KERNEL:-}
-# Any other kernel (a step of make check-bisect) may behave either way.
-[[ $kernel == series || $kernel == reference ]] || kernel=
+slow= slow_loop= slow_dm=
+kernel=
+tree=$(cd "$(dirname "$0")/../../.." && pwd)
+if python3 "$tree/tools/net/ynl/cli.py" --output-json \
+	--spec "$tree/Documentation/netlink/specs/nlctrl.yaml" \
+	--do getfamily --json '{"family-name": "TASKSTATS"}' >"$tmp/family" 2>&1; then
+	kernel=nodump
+	grep -q '"id": 1, [^}]*cmd-cap-dump\|cmd-cap-dump[^}]*"id": 1' "$tmp/family" && kernel=dump
+fi
 
 # The tasks of the cgroup v2 tests, then their cgroups, deepest first.
 cg_cleanup() {
@@ -43,8 +52,28 @@ cg_cleanup() {
 	cg=
 }
 
+# A disk of our own that serves every read 8 s late (dm-delay over a loop
+# device), in $slow.
+slow_disk() {
+	command -v losetup >/dev/null && command -v dmsetup >/dev/null || return 1
+	truncate -s 1M "$tmp/slow.img" &&
+		slow_loop=$(losetup -f --show "$tmp/slow.img") || return 1
+	slow_dm=ts_smoke_slow_$$
+	echo "0 2048 delay $slow_loop 0 8000" | dmsetup create "$slow_dm" ||
+		{ slow_dm=; return 1; }
+	# devtmpfs's node: /dev/mapper's is udev's to make.
+	slow=/dev/dm-$(dmsetup info -c --noheadings -o minor "$slow_dm" | tr -d ' ')
+	[[ -b $slow ]]
+}
+slow_disk_drop() {
+	[[ -n ${slow_dm:-} ]] && dmsetup remove --retry "$slow_dm" >/dev/null 2>&1
+	[[ -n ${slow_loop:-} ]] && losetup -d "$slow_loop" 2>/dev/null
+	slow_dm= slow_loop=
+}
+
 cleanup() {
 	cg_cleanup
+	slow_disk_drop
 	[[ -n $cgdir ]] && { umount "$cgdir" 2>/dev/null; rmdir "$cgdir" 2>/dev/null; }
 	rm -rf "$tmp"
 }
@@ -156,8 +185,8 @@ else
 fi
 
 # A socket opened in a network namespace that another user namespace owns
-# (a container's): the series refuses, and taskstat quotes its reason;
-# upstream answers root there, as anywhere.
+# (a container's): a kernel with the dump refuses, and taskstat quotes
+# its reason; 6.12's own answers root there, as anywhere.
 if command -v unshare >/dev/null && command -v nsenter >/dev/null; then
 	unshare -U -n sleep 60 &
 	holder=$!
@@ -177,8 +206,8 @@ if command -v unshare >/dev/null && command -v nsenter >/dev/null; then
 	answered() { [[ $rc == 0 ]] && has "pid $$"; }
 	what="get on a socket in a container's network namespace"
 	case $kernel in
-	series) check "$what fails (1) quoting the kernel" refused ;;
-	reference) check "$what is answered (upstream)" answered ;;
+	dump) check "$what fails (1) quoting the kernel" refused ;;
+	nodump) check "$what is answered by a kernel without the dump" answered ;;
 	*) check "$what is refused or answered" eval 'refused || answered' ;;
 	esac
 else
@@ -191,11 +220,11 @@ check "top --once lists tasks and says how it collected them" \
 	eval '[[ $rc == 0 ]] && has "^taskstat top" && has "CPUDLY" && has " $$ " &&
 		has "collecting with the TASKSTATS dump\|no TASKSTATS dump" err'
 case $kernel in
-series)
-	check "top: the series kernel answered the dump" \
+dump)
+	check "top: a kernel whose family dumps answered the dump" \
 		has "collecting with the TASKSTATS dump" err ;;
-reference)
-	check "top: upstream has no dump, so top fell back to one GET per task" \
+nodump)
+	check "top: on a kernel without the dump top fell back to one GET per task" \
 		has "no TASKSTATS dump" err ;;
 *)
 	if has "no TASKSTATS dump" err; then
@@ -223,9 +252,10 @@ check "top --once accepts every sort key" eval '[[ $rc == 0 ]]'
 
 # A dump that meets a task stuck in exec leaves it out and says so. The
 # exec holds its exec_update_lock while its old memory's AIO drains, and
-# the rig's slow disk (RIG_SLOW_DEV) serves one read a second: twelve
-# reads keep it there for some 11 s. It becomes nobody first, so that
-# nobody's dump (one of its own tasks, which waits on that lock) meets it.
+# a slow disk of the test's own (dm-delay over a loop device) serves every
+# read 8 s late: twelve reads keep it there for some 8 s. It becomes
+# nobody first, so that nobody's dump (one of its own tasks, which waits
+# on that lock) meets it.
 stuck_exec() {
 	# exec: the caller's $! is then the exec's pid.
 	exec python3 - "$1" <<'PY'
@@ -259,13 +289,17 @@ libc.prctl(4, 1, 0, 0, 0)  # PR_SET_DUMPABLE, so that nobody may read it
 os.execv("/bin/sleep", ["sleep", "300"])
 PY
 }
-if [[ $kernel != series ]]; then
+if [[ $kernel != dump ]]; then
 	skip "top skips a task stuck in exec and says so" \
-		"needs the series kernel (unprivileged dump)"
-elif [[ ! -b ${RIG_SLOW_DEV:-} ]] || ! command -v setpriv >/dev/null; then
-	skip "top skips a task stuck in exec and says so" "no RIG_SLOW_DEV or no setpriv"
+		"this kernel's family cannot dump (no unprivileged dump)"
+elif ! command -v setpriv >/dev/null; then
+	skip "top skips a task stuck in exec and says so" "no setpriv"
+elif ! slow_disk; then
+	skip "top skips a task stuck in exec and says so" \
+		"no slow disk: needs losetup, dmsetup and CONFIG_DM_DELAY"
+	slow_disk_drop
 else
-	stuck_exec "$RIG_SLOW_DEV" &
+	stuck_exec "$slow" &
 	stuck=$!
 	for _ in $(seq 40); do
 		as_nobody get -p "$stuck"
@@ -296,6 +330,7 @@ else
 	fi
 	kill -KILL "$stuck"
 	wait "$stuck" 2>/dev/null
+	slow_disk_drop
 fi
 
 # --- listen: a workload whose pid is known before it runs anything
@@ -441,19 +476,19 @@ else
 	in_cg=$(pylist "$r1" "$r2" "$stopped" "$spin")
 	in_tree=$(pylist "$r1" "$r2" "$stopped" "$spin" "$child")
 
-	# CGROUPSTATS: counts on the series; upstream's EINVAL on the reference.
+	# CGROUPSTATS: counts with the dump; 6.12's EINVAL without.
 	run cgroup "$cg"
 	v2=$kernel
 	if [[ -z $v2 ]]; then
-		v2=series
-		[[ $rc == 1 ]] && has "understands only cgroup v1" err && v2=reference
+		v2=dump
+		[[ $rc == 1 ]] && has "understands only cgroup v1" err && v2=nodump
 	fi
 	if [[ $ready != yes ]]; then
 		skip "cgroup on a v2 directory" "$ready"
 		skip "cgroup --json on a v2 directory" "$ready"
-	elif [[ $v2 == reference ]]; then
+	elif [[ $v2 == nodump ]]; then
 		name="cgroup on a v2 directory fails (1): this kernel's CGROUPSTATS"
-		name+=" understands only cgroup v1 (upstream's, documented)"
+		name+=" understands only cgroup v1 (6.12's, documented)"
 		check "$name" \
 			eval '[[ $rc == 1 ]] && has "understands only cgroup v1 directories" err &&
 				has "top --cgroup" err'
@@ -476,14 +511,14 @@ else
 	fi
 
 	# top --cgroup: from one dump of the cgroup, or the fallback where
-	# the kernel has no dump (the reference: EOPNOTSUPP).
+	# the kernel has no dump (6.12's own: EOPNOTSUPP).
 	run top --once --json -v --cgroup "$cg"
 	dump=$kernel
 	if [[ -z $dump ]]; then
-		dump=series
-		has "no TASKSTATS dump of one cgroup" err && dump=reference
+		dump=dump
+		has "no TASKSTATS dump of one cgroup" err && dump=nodump
 	fi
-	if [[ $dump == reference ]]; then
+	if [[ $dump == nodump ]]; then
 		how="by one GET per task in cgroup.threads (the kernel has no dump)"
 		said="no TASKSTATS dump of one cgroup (Operation not supported):"
 		said+=" one GET per task listed in $cg/cgroup.threads"
