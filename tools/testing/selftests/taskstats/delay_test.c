@@ -273,6 +273,13 @@ TEST_F_TIMEOUT(delay, direct_reads_from_disk_wait_in_blkio, 60)
 	struct taskstats ts;
 	int err;
 
+	/*
+	 * The loop device's worker runs beside the reader: the reader is
+	 * often dequeued late, after its read was queued, and 6.12 stamps
+	 * such a wait on the wrong task (see the test below).
+	 */
+	if (!ts_kernel_dumps())
+		SKIP(return, TS_NO_DUMP "late dequeues lose their waits");
 	err = make_file(self, "ts-blkio", 1 << 20);
 	if (err == TS_DISK_CANNOT)
 		SKIP(return, "%s", self->scratch.why);
