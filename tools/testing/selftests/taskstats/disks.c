@@ -341,8 +341,9 @@ int ts_disk_slow(struct ts_disk *d, uint64_t bytes, unsigned int delay_ms)
 	err = dm_call(DM_DEV_CREATE, d->dm, &r, 0);
 	if (err) {
 		d->dm[0] = '\0';
-		if (err == -ENOENT)
-			err = cannot(d, "no /dev/mapper/control: no CONFIG_BLK_DEV_DM");
+		if (err == -ENOENT || err == -ENODEV)
+			err = cannot(d, "no device mapper (/dev/mapper/control: %s): no BLK_DEV_DM",
+				     strerror(-err));
 		goto fail;
 	}
 	snprintf(d->dev, sizeof(d->dev), "/dev/dm-%u", minor(r.io.dev));
