@@ -16,7 +16,7 @@
 RIG := scripts/rig
 export KERNEL KSRC BUILD TESTS QEMU_ARGS KERNEL_ARGS ACCEL TIMEOUT JOBS EXTRA_CONFIG BENCH_RUNS BENCH_MODE BISECT_FROM DEBUG IMAGE FUZZ_SEED
 
-.PHONY: help deps tree import check-bisect series checkpatch config kernel userspace run check check-debug fuzz check-configs memory bench clean distclean
+.PHONY: help deps tree import check-bisect series checkpatch config kernel userspace run check check-debug check-plain fuzz check-configs kunit memory bench clean distclean
 
 help:
 	@sed -n 's/^#   //p; s/^## //p' Makefile
@@ -47,6 +47,15 @@ fuzz:
 ## check-configs  build every combination of the accounting options (and i386), W=1 + sparse; KUnit on i386
 check-configs:
 	@$(RIG) check-configs
+
+## kunit       the delayacct KUnit suites with kunit.py run, on x86_64 and i386
+kunit:
+	@$(RIG) kunit
+
+## check-plain  the suite as a kernel CI runs it: tinyconfig + fragments, run_kselftest.sh and run_tests, no rig
+check-plain:
+	@start=$$(date +%s); $(RIG) check-plain; rc=$$?; \
+	 echo "rig: check-plain took $$(( $$(date +%s) - start )) s"; exit $$rc
 
 ## memory      bytes of accounting state per task, series against reference
 memory:
