@@ -1960,54 +1960,6 @@ static int taskstats_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 	return records ? skb->len : -EMSGSIZE;
 }
 
-#ifdef CONFIG_CGROUPS
-/* One task of a cgroup in @stats, by its state, as cgroup v1 counts. */
-static void cgroupstats_count(struct cgroupstats *stats,
-			      struct task_struct *tsk)
-{
-	unsigned int state = READ_ONCE(tsk->__state);
-
-	if (state == TASK_RUNNING)
-		stats->nr_running++;
-	else if (state == TASK_INTERRUPTIBLE)
-		stats->nr_sleeping++;
-	else if (state == TASK_UNINTERRUPTIBLE)
-		stats->nr_uninterruptible++;
-	else if (state == TASK_STOPPED)
-		stats->nr_stopped++;
-	else if (tsk->in_iowait)
-		stats->nr_io_wait++;
-}
-
-/*
- * The counts of the cgroup whose directory @dir is, of either version:
- * the tasks in that cgroup itself (not its descendants), as the cgroup
- * core's cgroupstats_build() has always counted a v1 cgroup's. Resolving
- * the directory once serves both, where handing a v1 one to
- * cgroupstats_build() would look it up a second time.
- */
-static int cgroupstats_of_dir(struct cgroupstats *stats, struct dentry *dir)
-{
-	struct cgroup_subsys_state *css = cgroup_dir_css(dir);
-	struct css_task_iter it;
-	struct task_struct *tsk;
-
-	if (IS_ERR(css))
-		return PTR_ERR(css);
-	css_task_iter_start(css, 0, &it);
-	while ((tsk = css_task_iter_next(&it)))
-		cgroupstats_count(stats, tsk);
-	css_task_iter_end(&it);
-	css_put(css);
-	return 0;
-}
-#else
-static int cgroupstats_of_dir(struct cgroupstats *stats, struct dentry *dir)
-{
-	return -EINVAL;
-}
-#endif
-
 static int cgroupstats_user_cmd(struct sk_buff *skb, struct genl_info *info)
 {
 	struct nlattr *na = info->attrs[CGROUPSTATS_CMD_ATTR_FD];
@@ -2018,13 +1970,11 @@ static int cgroupstats_user_cmd(struct sk_buff *skb, struct genl_info *info)
 
 	if (!na)
 		return -EINVAL;
-	CLASS(fd_raw, f)(nla_get_u32(na));
-	/* A closed fd is answered with nothing at all, as it always was. */
+	/* fdget() does not return an O_PATH file: EBADF as for a closed fd. */
+	CLASS(fd, f)(nla_get_u32(na));
 	if (fd_empty(f))
-		return 0;
-	if (fd_file(f)->f_mode & FMODE_PATH)
 		return -EBADF;
-	ret = cgroupstats_of_dir(&stats, fd_file(f)->f_path.dentry);
+	ret = cgroupstats_build(&stats, fd_file(f)->f_path.dentry);
 	if (ret < 0)
 		return ret;
 
