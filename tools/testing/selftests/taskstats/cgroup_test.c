@@ -16,16 +16,25 @@
  * death on a pidfd, then thaws what the test froze, empties (cgroup.kill)
  * and removes what the test created, as recorded in memory they share.
  *
+ * A thread counts by the state letter /proc/PID/stat shows for it: R as
+ * running, S as sleeping, T and t as stopped, D as waiting for I/O if it
+ * sleeps in io_schedule() and as uninterruptible otherwise, any other
+ * letter nowhere. Linux 6.1 to 6.12 compare __state with the four base
+ * states exactly instead, and count a freezable sleep (nanosleep, a futex
+ * wait), a killable wait (a vfork parent) and a ptrace stop nowhere.
+ * counts_test.c checks the rule for every kind of task, on v1 and v2.
+ *
  * Linux 6.12's own implementation answers CGROUPSTATS_CMD_GET on a v2
- * directory with EINVAL (cgroupstats_build() knows only v1), and cannot
- * dump: on a kernel whose family has no dump, tests of what only a kernel
- * with the dump does skip, saying so. One test expects either answer,
- * depending on the kernel it runs on, and says which:
+ * directory with EINVAL (cgroupstats_build() knows only v1), answers one
+ * whose fd is not open with nothing, and cannot dump: on a kernel whose
+ * family has no dump, tests of what only a kernel with the dump does
+ * skip, saying so. One test expects either answer, depending on the
+ * kernel it runs on, and says which:
  *
  *	cgroupstats_of_a_v2_cgroup_counts_its_tasks_or_is_einval
  *
- * The v1 counts and the errors both implementations share are checked
- * on every kernel.
+ * The v1 counts of tasks both rules count alike, and the errors both
+ * implementations share, are checked on every kernel.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -659,9 +668,10 @@ static int freeze(struct world *w, const char *dir)
 /*
  * A WRITER in @cgroup blocked in sb_start_write() of the scratch file
  * system, which this freezes: in 6.12 percpu_rwsem_wait() sleeps in
- * TASK_UNINTERRUPTIBLE, exactly, until thaw(). (Later kernels add
- * TASK_FREEZABLE there, which v1's rules count nowhere.) The file
- * system is the test's own, so that freezing it stops nobody else.
+ * TASK_UNINTERRUPTIBLE, exactly, until thaw(): D, not in I/O wait. (Later
+ * kernels add TASK_FREEZABLE there: still D, but nowhere by exact
+ * __state.) The file system is the test's own, so that freezing it stops
+ * nobody else.
  *
  * Return: 0, with the reason in *@why if no such task could be made (and
  * none was), or -errno for a failure.
@@ -821,13 +831,14 @@ TEST_F(cgroup, a_user_who_can_open_a_cgroup_counts_roots_tasks_there_as_root_doe
 }
 
 /*
- * A vfork(2) parent waits TASK_KILLABLE: D in /proc/PID/stat, yet not
- * TASK_UNINTERRUPTIBLE, nor in I/O wait, so v1's rules count it nowhere.
- * Its child sleeps on the pipe.
+ * A vfork(2) parent waits TASK_KILLABLE | TASK_FREEZABLE: D in
+ * /proc/PID/stat and not in I/O wait, so it counts as uninterruptible
+ * (6.12, comparing __state exactly, counts it nowhere). Its child sleeps
+ * on the pipe.
  */
-TEST_F(cgroup, a_killable_wait_counts_in_no_state)
+TEST_F(cgroup, a_killable_wait_counts_as_uninterruptible)
 {
-	struct cgroupstats want = { .nr_sleeping = 1 };
+	struct cgroupstats want = { .nr_sleeping = 1, .nr_uninterruptible = 1 };
 	struct kid *k;
 
 	if (!self->w.series)
@@ -882,13 +893,18 @@ TEST_F(cgroup, every_thread_of_a_process_counts_on_its_own)
 	expect_cgroup(_metadata, &self->w, self->w.dirfd, &want);
 }
 
+/*
+ * The vfork parent and the writer blocked by the frozen file system are
+ * both D and not in I/O wait: both uninterruptible, the parent's killable
+ * wait too.
+ */
 TEST_F(cgroup, one_task_of_each_state_counts_once_in_its_own_field)
 {
 	struct cgroupstats cs, want = {
 		.nr_sleeping = 2,	/* the sleeper, the vfork child */
 		.nr_running = 1,
 		.nr_stopped = 1,
-		.nr_uninterruptible = 1,
+		.nr_uninterruptible = 2,	/* the vfork parent, the writer */
 	};
 	const char *why;
 	struct kid *k;
@@ -901,8 +917,8 @@ TEST_F(cgroup, one_task_of_each_state_counts_once_in_its_own_field)
 	ASSERT_EQ(0, spawn(&self->w, &(struct spec){ .cgroup = self->w.dir, .kind = VFORKER }, &k));
 	ASSERT_EQ(0, uninterruptible(&self->w, self->w.dir, &k, &why));
 	if (why) {
-		TH_LOG("without a D-state task: %s", why);
-		want.nr_uninterruptible = 0;
+		TH_LOG("without a writer blocked by a frozen file system: %s", why);
+		want.nr_uninterruptible = 1;
 	}
 	ASSERT_EQ(1, counts(&self->w, self->w.dirfd, &cs));
 	thaw(self->w.mess);
@@ -933,7 +949,11 @@ TEST_F(cgroup, counts_leave_out_the_tasks_of_child_cgroups)
 	expect_counts(_metadata, &want_child, &cs_child);
 }
 
-/* Upstream's own case, on both kernels: a named v1 hierarchy. */
+/*
+ * The case 6.12 already counted, on every kernel: a named v1 hierarchy,
+ * two threads reading a pipe (TASK_INTERRUPTIBLE exactly) and a busy one,
+ * counted alike by the /proc letter and by exact __state.
+ */
 TEST_F(cgroup, cgroupstats_of_a_v1_cgroup_counts_as_it_always_did)
 {
 	struct cgroupstats cs, want = { .nr_sleeping = 2, .nr_running = 1 };
@@ -1996,22 +2016,42 @@ FIXTURE(cgroupstats_error) {
 
 FIXTURE_VARIANT(cgroupstats_error) {
 	enum target target;
-	int err;		/* -errno, or 0: an acknowledgment, no answer */
-	bool series_only;	/* not what upstream answers: skips on the reference */
+	int err;		/* -errno, or 0: no counts, nor an error */
+	bool no_ack;		/* asked without NLM_F_ACK */
+	const char *no_dump;	/* what a kernel without the dump answers instead */
 };
 
 FIXTURE_VARIANT_ADD(cgroupstats_error, without_an_fd) {
 	.target = NO_FD, .err = -EINVAL,
 };
 
-/* As upstream always did: no answer at all, not even an error. */
+/*
+ * 6.12 answers a descriptor that is not open with nothing at all: with
+ * NLM_F_ACK, an acknowledgment alone, as if it had succeeded.
+ */
 FIXTURE_VARIANT_ADD(cgroupstats_error, of_a_closed_fd) {
-	.target = CLOSED_FD, .err = 0,
+	.target = CLOSED_FD, .err = -EBADF,
+	.no_dump = "answers a closed fd with nothing",
 };
 
-/* Upstream answers an O_PATH fd as a closed one. */
+/*
+ * Without NLM_F_ACK the error is the only answer: 6.12's nothing leaves
+ * such a client waiting for ever (here, for the socket's receive timeout).
+ */
+FIXTURE_VARIANT_ADD(cgroupstats_error, of_a_closed_fd_without_ack) {
+	.target = CLOSED_FD, .err = -EBADF, .no_ack = true,
+	.no_dump = "answers a closed fd with nothing",
+};
+
+/* 6.12 answers an O_PATH fd as a closed one. */
 FIXTURE_VARIANT_ADD(cgroupstats_error, of_an_o_path_fd) {
-	.target = O_PATH_FD, .err = -EBADF, .series_only = true,
+	.target = O_PATH_FD, .err = -EBADF,
+	.no_dump = "answers an O_PATH fd with nothing, as a closed one",
+};
+
+FIXTURE_VARIANT_ADD(cgroupstats_error, of_an_o_path_fd_without_ack) {
+	.target = O_PATH_FD, .err = -EBADF, .no_ack = true,
+	.no_dump = "answers an O_PATH fd with nothing, as a closed one",
 };
 
 FIXTURE_VARIANT_ADD(cgroupstats_error, of_a_regular_file) {
@@ -2026,9 +2066,9 @@ FIXTURE_VARIANT_ADD(cgroupstats_error, of_a_cgroup_control_file) {
 	.target = CONTROL_FILE, .err = -EINVAL,
 };
 
-/* Upstream: EINVAL, as for every v2 directory. */
 FIXTURE_VARIANT_ADD(cgroupstats_error, of_a_removed_cgroup) {
-	.target = REMOVED, .err = -ENOENT, .series_only = true,
+	.target = REMOVED, .err = -ENOENT,
+	.no_dump = "answers EINVAL for every v2 directory",
 };
 
 FIXTURE_SETUP(cgroupstats_error)
@@ -2041,20 +2081,32 @@ FIXTURE_TEARDOWN(cgroupstats_error)
 	world_teardown(&self->w);
 }
 
+/*
+ * Without NLM_F_ACK, the answer is awaited for the socket's receive
+ * timeout at most: none within it reads as 0, no answer.
+ */
 TEST_F(cgroupstats_error, is_the_documented_errno)
 {
+	const char *got_what;
 	struct cgroupstats cs;
 	bool close_it;
 	int fd, n;
 
-	if (variant->series_only && !self->w.series)
-		SKIP(return, TS_NO_DUMP "another answer here");
+	if (variant->no_dump && !self->w.series)
+		SKIP(return, TS_NO_DUMP "%s", variant->no_dump);
 	fd = target_fd(_metadata, &self->w, variant->target, &close_it);
-	n = counts(&self->w, fd, &cs);
+	if (variant->no_ack) {
+		memset(&cs, 0xff, sizeof(cs));
+		n = tsnl_cgroupstats_flags(self->w.nl, self->w.family, fd, 0, &cs);
+	} else {
+		n = counts(&self->w, fd, &cs);
+	}
 	if (close_it)
 		close(fd);
-	EXPECT_EQ(variant->err, n) TH_LOG("expected %s", variant->err ?
-					  strerror(-variant->err) : "an acknowledgment alone");
+	got_what = n > 0 ? "counts" : n ? strerror(-n) :
+		   variant->no_ack ? "no answer" : "an acknowledgment alone";
+	EXPECT_EQ(variant->err, n) TH_LOG("expected %s, got %s",
+					  strerror(-variant->err), got_what);
 }
 
 FIXTURE(dump_error) {

@@ -984,24 +984,34 @@ int tsnl_dump_cgroup(int fd, uint16_t family, int cgroup_fd, int flags,
 }
 
 /**
- * tsnl_cgroupstats() - CGROUPSTATS_CMD_GET, with NLM_F_ACK so that a
- * request the kernel answers with nothing still ends.
+ * tsnl_cgroupstats_flags() - CGROUPSTATS_CMD_GET with @flags besides
+ * NLM_F_REQUEST, as a client that may or may not ask for an acknowledgment.
+ * @fd: a generic netlink socket
+ * @family: the TASKSTATS family id
  * @cgroup_fd: sent as CGROUPSTATS_CMD_ATTR_FD; no attribute if negative
+ * @flags: NLM_F_ACK, or 0
  * @cs: gets the counts of the answer
  *
- * Return: 1 for an answer (in @cs), 0 for an acknowledgment that came
- * without one, or the negative errno of the request (-EBADMSG for an
- * answer that is not a CGROUPSTATS_CMD_NEW with a whole struct).
+ * With NLM_F_ACK the request ends with its acknowledgment or error, which
+ * the kernel always sends: a receive timeout is a failure. Without, it
+ * ends with the first message that answers it, counts or error; a request
+ * the kernel answers with nothing would wait for ever, so on a socket with
+ * SO_RCVTIMEO the timeout ends it as no answer.
+ *
+ * Return: 1 for an answer (in @cs); 0 for none: an acknowledgment alone
+ * (NLM_F_ACK), or nothing within the socket's receive timeout (without
+ * it); or the negative errno of the request (-EBADMSG for an answer that
+ * is not a CGROUPSTATS_CMD_NEW with a whole struct).
  */
-int tsnl_cgroupstats(int fd, uint16_t family, int cgroup_fd,
-		     struct cgroupstats *cs)
+int tsnl_cgroupstats_flags(int fd, uint16_t family, int cgroup_fd, uint16_t flags,
+			   struct cgroupstats *cs)
 {
 	static char buf[TSNL_BUF_SIZE];
-	bool answered = false;
+	bool ack = flags & NLM_F_ACK, answered = false;
 	struct tsnl_msg m;
 	int n, err;
 
-	tsnl_msg_init(&m, family, CGROUPSTATS_CMD_GET, NLM_F_ACK);
+	tsnl_msg_init(&m, family, CGROUPSTATS_CMD_GET, flags);
 	if (cgroup_fd >= 0)
 		tsnl_put_u32(&m, CGROUPSTATS_CMD_ATTR_FD, cgroup_fd);
 	err = tsnl_send(fd, &m);
@@ -1011,6 +1021,8 @@ int tsnl_cgroupstats(int fd, uint16_t family, int cgroup_fd,
 		struct nlmsghdr *h;
 
 		n = tsnl_recv(fd, buf, sizeof(buf), 0);
+		if (n == -EAGAIN && !ack)
+			return 0;
 		if (n < 0)
 			return n;
 		for (h = (void *)buf; NLMSG_OK(h, n); h = NLMSG_NEXT(h, n)) {
@@ -1028,8 +1040,26 @@ int tsnl_cgroupstats(int fd, uint16_t family, int cgroup_fd,
 				return -EBADMSG;
 			memcpy(cs, r.cgstats, sizeof(*cs));
 			answered = true;
+			if (!ack)
+				return 1;
 		}
 	}
+}
+
+/**
+ * tsnl_cgroupstats() - CGROUPSTATS_CMD_GET, with NLM_F_ACK so that a
+ * request the kernel answers with nothing still ends.
+ * @cgroup_fd: sent as CGROUPSTATS_CMD_ATTR_FD; no attribute if negative
+ * @cs: gets the counts of the answer
+ *
+ * Return: 1 for an answer (in @cs), 0 for an acknowledgment that came
+ * without one, or the negative errno of the request (-EBADMSG for an
+ * answer that is not a CGROUPSTATS_CMD_NEW with a whole struct).
+ */
+int tsnl_cgroupstats(int fd, uint16_t family, int cgroup_fd,
+		     struct cgroupstats *cs)
+{
+	return tsnl_cgroupstats_flags(fd, family, cgroup_fd, NLM_F_ACK, cs);
 }
 
 /**

@@ -113,6 +113,8 @@ int tsnl_dump_cgroup(int fd, uint16_t family, int cgroup_fd, int flags,
 		     tsnl_dump_fn fn, void *arg);
 int tsnl_cgroupstats(int fd, uint16_t family, int cgroup_fd,
 		     struct cgroupstats *cs);
+int tsnl_cgroupstats_flags(int fd, uint16_t family, int cgroup_fd, uint16_t flags,
+			   struct cgroupstats *cs);
 int tsnl_dump_records(const struct nlmsghdr *h, tsnl_dump_fn fn, void *arg);
 
 /* Registers @fd for exits on every possible CPU, which it writes to @cpus. */
