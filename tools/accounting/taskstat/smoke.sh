@@ -215,6 +215,15 @@ else
 fi
 
 # --- top
+run top -b -n 1 -l 3
+if [[ -e /proc/pressure/cpu ]]; then
+	check "top shows the system's pressure lines (some and full of cpu, io, memory)" \
+		eval '[[ $rc == 0 ]] && has "^pressure of the system, % of time stalled over 10/60/300 s:$" &&
+			has "^  cpu  *some *[0-9.]* *[0-9.]* *[0-9.]*  full" && has "^  io  *some" &&
+			has "^  memory  *some"'
+else
+	skip "top shows the system's pressure lines" "no /proc/pressure: a kernel without PSI"
+fi
 run top --once -v
 check "top --once lists tasks and says how it collected them" \
 	eval '[[ $rc == 0 ]] && has "^taskstat top" && has "CPUDLY" && has " $$ " &&
@@ -440,6 +449,8 @@ cg2_names=("cgroup on a v2 directory" "cgroup --json on a v2 directory"
 	"top --cgroup -P --json lists the cgroup's thread groups"
 	"top --cgroup --subtree includes the child cgroup's task"
 	"top -b -n 2 --cgroup names the cgroup and the method"
+	"top --cgroup counts the cgroup's tasks by state"
+	"top --cgroup shows the cgroup's pressure lines"
 	"top --cgroup of a removed cgroup fails (1) saying so")
 if [[ -z $cg2 ]]; then
 	for t in "${cg2_names[@]}"; do skip "$t" "no cgroup2 file system mounted"; done
@@ -547,6 +558,21 @@ else
 			[[ $rc == 0 ]] &&
 			[[ $(grep -c "$hdr, .*, $frame_how," "$tmp/out") == 2 ]] &&
 			has " $spin bash "'
+	run top -b -n 1 --cgroup "$cg"
+	if [[ $v2 == nodump ]]; then
+		check "top --cgroup counts the cgroup's tasks by state: not on this kernel, saying why" \
+			has "^tasks of the cgroup by state: not counted (CGROUPSTATS: Invalid argument)$"
+	else
+		check "top --cgroup counts the cgroup's tasks by state (2 sleeping, 1 running, 1 stopped)" \
+			eval '[[ $rc == 0 ]] && has "^tasks of the cgroup by state: 2 sleeping, 1 running, 1 stopped, 0 uninterruptible, 0 io_wait$"'
+	fi
+	if [[ -e $cg/cpu.pressure ]]; then
+		check "top --cgroup shows the cgroup's pressure lines" \
+			eval 'has "^pressure of the cgroup, " && has "^  cpu  *some *[0-9.]* *[0-9.]* *[0-9.]*  full" &&
+				has "^  memory  *some"'
+	else
+		skip "top --cgroup shows the cgroup's pressure lines" "no $cg/cpu.pressure: a kernel without PSI"
+	fi
 	kill -KILL "${kids[@]}" 2>/dev/null
 	wait "${kids[@]}" 2>/dev/null
 	kids=()

@@ -414,6 +414,32 @@ static int cgroup_cb(const struct nlmsghdr *h, void *data)
 	return MNL_CB_OK;
 }
 
+/**
+ * cgroup_counts() - CGROUPSTATS_CMD_GET of the cgroup directory open at @fd.
+ * @nl: the socket to ask on
+ * @fd: a cgroup directory, v1 or v2
+ * @cs: gets the counts of its tasks by state
+ *
+ * Return: 0, -errno as the kernel answered, or -ENODATA for an answer
+ * without statistics.
+ */
+int cgroup_counts(struct nl *nl, int fd, struct cgroupstats *cs)
+{
+	struct cg_answer ans = { 0 };
+	struct nlmsghdr *h;
+	int err;
+
+	h = nl_request(nl, nl->family, CGROUPSTATS_CMD_GET, NLM_F_ACK);
+	mnl_attr_put_u32(h, CGROUPSTATS_CMD_ATTR_FD, fd);
+	err = nl_talk(nl, h, cgroup_cb, &ans);
+	if (err)
+		return err;
+	if (!ans.found)
+		return -ENODATA;
+	*cs = ans.cs;
+	return 0;
+}
+
 static int cmd_cgroup(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -426,8 +452,7 @@ static int cmd_cgroup(int argc, char **argv)
 		"sleeping", "running", "stopped", "uninterruptible", "io_wait",
 	};
 	static struct nl nl;
-	struct cg_answer ans = { 0 };
-	struct nlmsghdr *h;
+	struct cgroupstats cs;
 	const char *path;
 	char what[PATH_MAX + 32];
 	__u64 v[5];
@@ -447,24 +472,22 @@ static int cmd_cgroup(int argc, char **argv)
 			version == 2 ? "on cgroup v2" : version ? "on cgroup v1" :
 			"on no cgroup file system");
 	nl_open(&nl);
-	h = nl_request(&nl, nl.family, CGROUPSTATS_CMD_GET, NLM_F_ACK);
-	mnl_attr_put_u32(h, CGROUPSTATS_CMD_ATTR_FD, fd);
-	err = nl_talk(&nl, h, cgroup_cb, &ans);
+	err = cgroup_counts(&nl, fd, &cs);
+	if (err == -ENODATA) {
+		fprintf(stderr, "taskstat: the kernel's answer holds no cgroup statistics\n");
+		return 1;
+	}
 	if (err) {
 		snprintf(what, sizeof(what), "CGROUPSTATS_CMD_GET of %s", path);
 		return report_cgroup(CTX_CGROUP, what, path, fd, -err);
 	}
 	close(fd);
 	nl_close(&nl);
-	v[0] = ans.cs.nr_sleeping;
-	v[1] = ans.cs.nr_running;
-	v[2] = ans.cs.nr_stopped;
-	v[3] = ans.cs.nr_uninterruptible;
-	v[4] = ans.cs.nr_io_wait;
-	if (!ans.found) {
-		fprintf(stderr, "taskstat: the kernel's answer holds no cgroup statistics\n");
-		return 1;
-	}
+	v[0] = cs.nr_sleeping;
+	v[1] = cs.nr_running;
+	v[2] = cs.nr_stopped;
+	v[3] = cs.nr_uninterruptible;
+	v[4] = cs.nr_io_wait;
 	if (opt_json) {
 		printf("{\"cgroup\":");
 		json_string(stdout, path, strlen(path));

@@ -111,6 +111,8 @@ int nl_talk(struct nl *nl, struct nlmsghdr *h, mnl_cb_t cb, void *data);
 int nl_get(struct nl *nl, int attr, uint32_t id, mnl_cb_t cb, void *data);
 const char *nl_kernel_msg(void);
 int cgroup_version(int fd);
+struct cgroupstats;
+int cgroup_counts(struct nl *nl, int fd, struct cgroupstats *cs);
 int report_cgroup(enum ctx ctx, const char *what, const char *path, int fd, int err);
 
 /* top.c */

@@ -22,6 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <linux/cgroupstats.h>
 #include <linux/genetlink.h>
 
 #include "taskstat.h"
@@ -451,6 +452,8 @@ struct frame {
 	bool tgid, batch, dump;
 	size_t limit;
 	const struct collect *col;
+	struct cgroupstats cs;	/* --cgroup: its tasks by state */
+	int cs_err;		/* or why the kernel did not count them */
 };
 
 static void print_json(const struct frame *fr, const struct row *rows, size_t n)
@@ -471,6 +474,54 @@ static void print_json(const struct frame *fr, const struct row *rows, size_t n)
 			if (rows[i].have[k])
 				printf(",\"%s\":%llu", dfields[k].name, rows[i].d[k]);
 		printf("}\n");
+	}
+}
+
+/*
+ * The pressure stall lines of the system, or of the cgroup of --cgroup:
+ * the some and full averages over 10, 60 and 300 s of cpu, io, memory
+ * and irq, as /proc/pressure and a cgroup v2 directory give them. A
+ * kernel without PSI (or a v1 cgroup) has none: no line.
+ */
+static void print_psi(const struct collect *col)
+{
+	static const char * const res[] = { "cpu", "io", "memory", "irq" };
+	bool head = false;
+
+	for (size_t i = 0; i < ARRAY_SIZE(res); i++) {
+		char path[64], buf[256], *line, *save = NULL;
+		ssize_t len;
+		int fd;
+
+		if (col->cgfd >= 0) {
+			snprintf(path, sizeof(path), "%s.pressure", res[i]);
+			fd = openat(col->cgfd, path, O_RDONLY | O_CLOEXEC);
+		} else {
+			snprintf(path, sizeof(path), "/proc/pressure/%s", res[i]);
+			fd = open(path, O_RDONLY | O_CLOEXEC);
+		}
+		if (fd < 0)
+			continue;
+		len = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		if (len <= 0)
+			continue;
+		buf[len] = '\0';
+		if (!head) {
+			printf("pressure of %s, %% of time stalled over 10/60/300 s:\n",
+			       col->cgfd >= 0 ? "the cgroup" : "the system");
+			head = true;
+		}
+		printf("  %-7s", res[i]);
+		for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+			char kind[8];
+			double a10, a60, a300;
+
+			if (sscanf(line, "%7s avg10=%lf avg60=%lf avg300=%lf", kind, &a10, &a60,
+				   &a300) == 4)
+				printf("  %-4s %6.2f %6.2f %6.2f", kind, a10, a60, a300);
+		}
+		printf("\n");
 	}
 }
 
@@ -498,6 +549,17 @@ static void print_text(const struct frame *fr, const struct row *rows, size_t n)
 	else
 		printf("GET per task");
 	printf(", delay accounting %s\n", da < 0 ? "unknown" : da == '1' ? "on" : "off");
+	if (col->cgfd >= 0 && fr->cs_err)
+		printf("tasks of the cgroup by state: not counted (CGROUPSTATS: %s)\n",
+		       strerror(-fr->cs_err));
+	else if (col->cgfd >= 0)
+		printf("tasks of the cgroup by state: %llu sleeping, %llu running, %llu stopped, %llu uninterruptible, %llu io_wait\n",
+		       (unsigned long long)fr->cs.nr_sleeping,
+		       (unsigned long long)fr->cs.nr_running,
+		       (unsigned long long)fr->cs.nr_stopped,
+		       (unsigned long long)fr->cs.nr_uninterruptible,
+		       (unsigned long long)fr->cs.nr_io_wait);
+	print_psi(col);
 	if (fr->no == 1)
 		printf("totals since each task started, sorted by %s\n\n", keys[sort_key].name);
 	else
@@ -669,8 +731,8 @@ int cmd_top(int argc, char **argv)
 	fr.col = &col;
 	if (opt_json)
 		fr.batch = true;
-	if (!fr.batch && !limit_set && !ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) && ws.ws_row > 5)
-		fr.limit = ws.ws_row - 5;
+	if (!fr.batch && !limit_set && !ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) && ws.ws_row > 12)
+		fr.limit = ws.ws_row - 11;	/* the header: up to 11 lines */
 	col.aggr = fr.tgid ? TASKSTATS_TYPE_AGGR_TGID : TASKSTATS_TYPE_AGGR_PID;
 	nl_open(&nl);
 	catch_stop();
@@ -709,6 +771,8 @@ int cmd_top(int argc, char **argv)
 			for (size_t i = 0; i < snap->n; i++)
 				delay_hint(&snap->recs[i]);
 		qsort(rows, snap->n, sizeof(*rows), cmp_row);
+		if (col.cgfd >= 0 && !opt_json)
+			fr.cs_err = cgroup_counts(&nl, col.cgfd, &fr.cs);
 		if (opt_json)
 			print_json(&fr, rows, snap->n);
 		else
