@@ -26,7 +26,7 @@
  *    dump of one cgroup starts, or fails with EBADF (a closed or O_PATH
  *    fd), EINVAL (no cgroup directory, or DUMP_SUBTREE alone) or ENOENT
  *    (a removed cgroup); cgroupstats answers a record for a v2 or v1
- *    cgroup, nothing for a closed fd, EBADF, EINVAL or ENOENT otherwise
+ *    cgroup, EBADF (a closed or O_PATH fd), EINVAL or ENOENT otherwise
  *    (EBUSY is a dump's answer while an earlier dump of the datagram
  *    runs, ENOMEM always possible); on upstream's, only the old checks;
  *  - a cgroup's dump lists the fuzzer's own tasks of known cgroup exactly
@@ -1466,11 +1466,10 @@ static __u8 fd_class(const struct fuzz *f, __u32 v, __u8 *kind)
  * The -errno an fd of class @c gets at the start of a cgroup's dump, and
  * from cgroupstats (this series' kernel): 0 for one that works.
  */
-static int fd_errno(__u8 c, bool cgroupstats)
+static int fd_errno(__u8 c)
 {
 	switch (c) {
 	case FDC_CLOSED:
-		return cgroupstats ? 0 : -EBADF;	/* cgroupstats: no answer */
 	case FDC_OPATH:
 		return -EBADF;
 	case FDC_OTHER:
@@ -1545,7 +1544,7 @@ static void predict_dump(const struct fuzz *f, const struct nlattr **tb,
 		r->exact = false;
 		return;
 	}
-	r->want = -fd_errno(c, false);
+	r->want = -fd_errno(c);
 	if (r->want)
 		r->exp = EXP_ERR;
 	else
@@ -1568,7 +1567,7 @@ static void predict_cgroupstats(const struct fuzz *f, __u32 v, struct req *r)
 		return;
 	}
 	r->exact = true;
-	r->want = -fd_errno(c, true);
+	r->want = -fd_errno(c);
 	r->cg = c == FDC_V1 || c == FDC_V2 ? CGX_REPLY : CGX_NONE;
 	r->cg_one = r->cg == CGX_REPLY && r->cg_kind == CG_V2SUB && f->t.sub_one;
 }
