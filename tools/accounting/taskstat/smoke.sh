@@ -215,12 +215,13 @@ else
 fi
 
 # --- top
+# A PSI line: a resource, then some and full over 10, 60 and 300 s.
+psi_line() { has "^  $1  *some *[0-9.]* *[0-9.]* *[0-9.]*  full *[0-9.]* *[0-9.]* *[0-9.]*$"; }
 run top -b -n 1 -l 3
 if [[ -e /proc/pressure/cpu ]]; then
 	check "top shows the system's pressure lines (some and full of cpu, io, memory)" \
-		eval '[[ $rc == 0 ]] && has "^pressure of the system, % of time stalled over 10/60/300 s:$" &&
-			has "^  cpu  *some *[0-9.]* *[0-9.]* *[0-9.]*  full" && has "^  io  *some" &&
-			has "^  memory  *some"'
+		eval '[[ $rc == 0 ]] && psi_line cpu && psi_line io && psi_line memory &&
+			has "^pressure of the system, % of time stalled over 10/60/300 s:$"'
 else
 	skip "top shows the system's pressure lines" "no /proc/pressure: a kernel without PSI"
 fi
@@ -559,19 +560,22 @@ else
 			[[ $(grep -c "$hdr, .*, $frame_how," "$tmp/out") == 2 ]] &&
 			has " $spin bash "'
 	run top -b -n 1 --cgroup "$cg"
+	what="top --cgroup counts the cgroup's tasks by state"
+	counts="^tasks of the cgroup by state:"
 	if [[ $v2 == nodump ]]; then
-		check "top --cgroup counts the cgroup's tasks by state: not on this kernel, saying why" \
-			has "^tasks of the cgroup by state: not counted (CGROUPSTATS: Invalid argument)$"
+		check "$what: not on this kernel, saying why" \
+			has "$counts not counted (CGROUPSTATS: Invalid argument)$"
 	else
-		check "top --cgroup counts the cgroup's tasks by state (2 sleeping, 1 running, 1 stopped)" \
-			eval '[[ $rc == 0 ]] && has "^tasks of the cgroup by state: 2 sleeping, 1 running, 1 stopped, 0 uninterruptible, 0 io_wait$"'
+		counts+=" 2 sleeping, 1 running, 1 stopped, 0 uninterruptible, 0 io_wait$"
+		check "$what (2 sleeping, 1 running, 1 stopped)" \
+			eval '[[ $rc == 0 ]] && has "$counts"'
 	fi
+	what="top --cgroup shows the cgroup's pressure lines"
 	if [[ -e $cg/cpu.pressure ]]; then
-		check "top --cgroup shows the cgroup's pressure lines" \
-			eval 'has "^pressure of the cgroup, " && has "^  cpu  *some *[0-9.]* *[0-9.]* *[0-9.]*  full" &&
-				has "^  memory  *some"'
+		check "$what" \
+			eval 'has "^pressure of the cgroup, " && psi_line cpu && psi_line memory'
 	else
-		skip "top --cgroup shows the cgroup's pressure lines" "no $cg/cpu.pressure: a kernel without PSI"
+		skip "$what" "no $cg/cpu.pressure: a kernel without PSI"
 	fi
 	kill -KILL "${kids[@]}" 2>/dev/null
 	wait "${kids[@]}" 2>/dev/null

@@ -552,13 +552,15 @@ static void print_text(const struct frame *fr, const struct row *rows, size_t n)
 	if (col->cgfd >= 0 && fr->cs_err)
 		printf("tasks of the cgroup by state: not counted (CGROUPSTATS: %s)\n",
 		       strerror(-fr->cs_err));
-	else if (col->cgfd >= 0)
-		printf("tasks of the cgroup by state: %llu sleeping, %llu running, %llu stopped, %llu uninterruptible, %llu io_wait\n",
+	else if (col->cgfd >= 0) {
+		printf("tasks of the cgroup by state: %llu sleeping, %llu running, %llu stopped, ",
 		       (unsigned long long)fr->cs.nr_sleeping,
 		       (unsigned long long)fr->cs.nr_running,
-		       (unsigned long long)fr->cs.nr_stopped,
+		       (unsigned long long)fr->cs.nr_stopped);
+		printf("%llu uninterruptible, %llu io_wait\n",
 		       (unsigned long long)fr->cs.nr_uninterruptible,
 		       (unsigned long long)fr->cs.nr_io_wait);
+	}
 	print_psi(col);
 	if (fr->no == 1)
 		printf("totals since each task started, sorted by %s\n\n", keys[sort_key].name);
