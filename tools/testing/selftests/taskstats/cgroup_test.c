@@ -12,9 +12,10 @@
  *
  * Cleaning up: the teardown kills the tasks and removes the cgroups. A
  * test that dies before it (a timeout, a failed setup) leaves that to its
- * janitor, a process in a session of its own that waits for the test's
- * death on a pidfd, then thaws what the test froze, empties (cgroup.kill)
- * and removes what the test created, as recorded in memory they share.
+ * janitor (janitor.h), a process in a session of its own that waits for
+ * the test's death on a pidfd, then thaws what the test froze, empties
+ * (cgroup.kill) and removes what the test created, as recorded in memory
+ * they share.
  *
  * A thread counts by the state letter /proc/PID/stat shows for it: R as
  * running, S as sleeping, T and t as stopped, D as waiting for I/O if it
@@ -48,14 +49,12 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <sys/time.h>
 #include <sys/wait.h>
 #include <linux/magic.h>
@@ -63,20 +62,14 @@
 #include "../kselftest_harness.h"
 #include "agent.h"
 #include "disks.h"
+#include "janitor.h"
 #include "tsnl.h"
-
-/* <linux/fs.h>'s, which does not mix with <sys/mount.h> on every libc. */
-#ifndef FIFREEZE
-#define FIFREEZE	_IOWR('X', 119, int)
-#define FITHAW		_IOWR('X', 120, int)
-#endif
 
 #define PATH_BUF	256
 
 /* The root of the cgroup2 hierarchy, wherever it is mounted. */
 static char cgroup_root[PATH_BUF - 48];
 
-#define MAX_CGROUPS	8
 #define MAX_KIDS	192
 #define MAX_TIDS	8	/* a kid's leader and its threads */
 #define MAX_IDS		192
@@ -89,12 +82,9 @@ static char cgroup_root[PATH_BUF - 48];
 			"cgroup_counts_its_tasks_or_is_einval checks it)"
 #define SKIP_DUMP	"this kernel cannot dump (no GENL_CMD_CAP_DUMP), let alone one cgroup"
 
-/* What a test has made that must be undone: shared with its janitor. */
-struct mess {
-	char cgroup[MAX_CGROUPS][PATH_BUF];	/* created, in this order */
-	int ncgroups;
-	char frozen[PATH_BUF];	/* a directory of a file system we froze */
-	char v1[PATH_BUF];	/* where we mounted a cgroup v1 hierarchy */
+/* The memory a test shares with its janitor and its churner or mover. */
+struct shared {
+	struct ts_mess mess;	/* what it made that must be undone */
 	unsigned long forks;	/* the churner's, so far */
 	unsigned long moves;	/* the mover's, so far */
 };
@@ -137,110 +127,15 @@ struct world {
 	int nl;
 	uint16_t family;
 	bool series;		/* this series' kernel, not the reference */
-	struct mess *mess;
+	struct shared *shared;
+	struct ts_mess *mess;	/* &shared->mess; the disks are there too */
 	char dir[PATH_BUF];	/* the test's cgroup */
 	int dirfd;
 	int hold[2];		/* the pipe every sleeping thread reads */
 	struct kid kids[MAX_KIDS];
 	int nkids;
 	pid_t churner;		/* or the mover */
-	struct ts_disk scratch;	/* a file system to freeze, if a test needs one */
-	struct ts_disk slow;	/* a slow disk, if a test needs one */
 };
-
-/* ------------------------------------------------------------ cleaning */
-
-static void thaw(struct mess *m)
-{
-	int fd;
-
-	if (!m->frozen[0])
-		return;
-	fd = open(m->frozen, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd >= 0) {
-		ioctl(fd, FITHAW, 0);
-		close(fd);
-	}
-	m->frozen[0] = '\0';
-}
-
-/* Kills what is left in the cgroup @dir, of either version, and removes it. */
-static void remove_cgroup(const char *dir)
-{
-	char path[PATH_BUF + 16], buf[4096];
-
-	for (int i = 0; i < WAIT_MS; i++) {
-		if (!rmdir(dir) || errno != EBUSY)
-			return;
-		snprintf(path, sizeof(path), "%s/cgroup.kill", dir);
-		if (ts_write_file(path, "1")) {		/* v1 has none */
-			snprintf(path, sizeof(path), "%s/cgroup.procs", dir);
-			if (ts_read_file(path, buf, sizeof(buf)) > 0)
-				for (char *p = buf; *p; p += strcspn(p, "\n"), p += !!*p)
-					kill(atoi(p), SIGKILL);
-		}
-		usleep(1000);
-	}
-}
-
-/* Undoes what @m records, in an order that cannot block. */
-static void cleanup(struct mess *m)
-{
-	thaw(m);
-	while (m->ncgroups > 0)
-		remove_cgroup(m->cgroup[--m->ncgroups]);
-	if (m->v1[0]) {
-		umount2(m->v1, MNT_DETACH);
-		rmdir(m->v1);
-		m->v1[0] = '\0';
-	}
-}
-
-/*
- * Forks the janitor: out of our session (the harness kills the test's
- * process group at a timeout) and holding none of our files, it waits
- * for this process to end and cleans up after it.
- */
-static int janitor_start(struct mess *m)
-{
-	int pidfd = syscall(SYS_pidfd_open, getpid(), 0);
-	struct pollfd p = { .fd = pidfd, .events = POLLIN };
-	pid_t pid;
-
-	if (pidfd < 0)
-		return -errno;
-	pid = fork();
-	if (pid < 0)
-		return -errno;
-	if (pid == 0) {
-		int null = open("/dev/null", O_RDWR);
-
-		setsid();
-		dup2(null, 0);
-		dup2(null, 1);
-		dup2(null, 2);
-		for (int fd = 3; fd < 1024; fd++)
-			if (fd != pidfd)
-				close(fd);
-		while (poll(&p, 1, -1) < 0 && errno == EINTR)
-			;
-		cleanup(m);
-		_exit(0);
-	}
-	close(pidfd);
-	return 0;
-}
-
-/* Creates the cgroup (or any directory) @path, recorded for the cleanup. */
-static int make_cgroup(struct world *w, const char *path)
-{
-	struct mess *m = w->mess;
-
-	if (m->ncgroups == MAX_CGROUPS)
-		return -ENOSPC;
-	snprintf(m->cgroup[m->ncgroups++], PATH_BUF, "%s", path);
-	return mkdir(path, 0755) ? -errno : 0;
-}
 
 /* ---------------------------------------------------------------- kids */
 
@@ -370,23 +265,6 @@ static int read_ready(int fd, struct ready *r)
 	return r->n > MAX_TIDS ? -E2BIG : 0;
 }
 
-/* Waits at most WAIT_MS for /proc/@tid/stat to show state @want. */
-static int wait_state(pid_t tid, int want)
-{
-	int s = 0;
-
-	for (int ms = 0; ms < WAIT_MS; ms++) {
-		s = ts_proc_state(tid);
-		if (s == want)
-			return 0;
-		if (s < 0)
-			return s;
-		usleep(1000);
-	}
-	fprintf(stderr, "# %d is in state %c, not %c\n", tid, s, want);
-	return -ETIMEDOUT;
-}
-
 /*
  * Makes a task as @s says, in its cgroup with its threads, and waits
  * until it is in the state its kind leads to: R for the leader of a BUSY
@@ -440,10 +318,10 @@ static int spawn(struct world *w, const struct spec *s, struct kid **out)
 	}
 	close(ready[0]);
 	for (int i = 0; !err && i < k->n; i++)
-		err = wait_state(k->tid[i], i ? 'S' : s->kind == BUSY ? 'R' :
-				 s->kind == VFORKER || s->kind == READER ? 'D' : 'S');
+		err = ts_wait_state(k->tid[i], i ? 'S' : s->kind == BUSY ? 'R' :
+				    s->kind == VFORKER || s->kind == READER ? 'D' : 'S', WAIT_MS);
 	if (!err && k->vchild)
-		err = wait_state(k->vchild, 'S');
+		err = ts_wait_state(k->vchild, 'S', WAIT_MS);
 	*out = k;
 	return err;
 }
@@ -477,7 +355,7 @@ static int churn_start(struct world *w)
 	pid_t pid = background_fork(w);
 
 	if (pid == 0)
-		fork_exit_forever(&w->mess->forks);
+		fork_exit_forever(&w->shared->forks);
 	return pid < 0 ? pid : 0;
 }
 
@@ -524,7 +402,7 @@ static int mover_start(struct world *w, const pid_t *pids, int n,
 			snprintf(pid, sizeof(pid), "%d", pids[i]);
 			if (ts_write_file(path[round % 2], pid))
 				_exit(1);
-			__atomic_add_fetch(&w->mess->moves, 1, __ATOMIC_RELAXED);
+			__atomic_add_fetch(&w->shared->moves, 1, __ATOMIC_RELAXED);
 		}
 	}
 }
@@ -545,10 +423,11 @@ static bool world_setup(struct __test_metadata *_metadata, struct world *w)
 	err = ts_cgroup2_root(cgroup_root, sizeof(cgroup_root));
 	if (err)
 		SKIP(return false, "no cgroup2 hierarchy to mount: %s", strerror(-err));
-	w->mess = mmap(NULL, sizeof(*w->mess), PROT_READ | PROT_WRITE,
-		       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	ASSERT_NE(MAP_FAILED, w->mess);
-	ASSERT_EQ(0, janitor_start(w->mess));
+	w->shared = mmap(NULL, sizeof(*w->shared), PROT_READ | PROT_WRITE,
+			 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, w->shared);
+	w->mess = &w->shared->mess;
+	ASSERT_EQ(0, ts_janitor_start(w->mess));
 	w->nl = tsnl_open();
 	ASSERT_LE(0, w->nl);
 	/* An answer that never comes fails the test rather than hang it. */
@@ -558,7 +437,7 @@ static bool world_setup(struct __test_metadata *_metadata, struct world *w)
 	w->series = ts_kernel_dumps();
 	ASSERT_EQ(0, pipe2(w->hold, O_CLOEXEC));
 	snprintf(w->dir, sizeof(w->dir), "%s/ts_cgroup_test.%d", cgroup_root, getpid());
-	ASSERT_EQ(0, make_cgroup(w, w->dir));
+	ASSERT_EQ(0, ts_mess_cgroup(w->mess, w->dir));
 	w->dirfd = open(w->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	ASSERT_LE(0, w->dirfd);
 	return true;
@@ -568,7 +447,7 @@ static void world_teardown(struct world *w)
 {
 	if (!w->mess)
 		return;
-	thaw(w->mess);		/* first: a task in D takes no signal */
+	ts_mess_thaw(w->mess);	/* first: a task in D takes no signal */
 	if (w->churner > 0) {
 		kill(w->churner, SIGKILL);
 		waitpid(w->churner, NULL, 0);
@@ -585,9 +464,7 @@ static void world_teardown(struct world *w)
 			close(w->kids[i].go);
 	if (w->dirfd >= 0)
 		close(w->dirfd);
-	cleanup(w->mess);
-	ts_disk_drop(&w->scratch);
-	ts_disk_drop(&w->slow);
+	ts_mess_cleanup(w->mess);
 	close(w->hold[0]);
 	close(w->hold[1]);
 	close(w->nl);
@@ -646,29 +523,13 @@ static int stopped(struct world *w, const char *cgroup, struct kid **out)
 		return err;
 	if (kill((*out)->pid, SIGSTOP))
 		return -errno;
-	return wait_state((*out)->pid, 'T');
-}
-
-/* Freezes the file system of the directory @dir; the janitor thaws it if we die. */
-static int freeze(struct world *w, const char *dir)
-{
-	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC), err = 0;
-
-	if (fd < 0)
-		return -errno;
-	snprintf(w->mess->frozen, sizeof(w->mess->frozen), "%s", dir);
-	if (ioctl(fd, FIFREEZE, 0)) {
-		err = -errno;
-		w->mess->frozen[0] = '\0';
-	}
-	close(fd);
-	return err;
+	return ts_wait_state((*out)->pid, 'T', WAIT_MS);
 }
 
 /*
  * A WRITER in @cgroup blocked in sb_start_write() of the scratch file
  * system, which this freezes: in 6.12 percpu_rwsem_wait() sleeps in
- * TASK_UNINTERRUPTIBLE, exactly, until thaw(): D, not in I/O wait. (Later
+ * TASK_UNINTERRUPTIBLE, exactly, until the thaw: D, not in I/O wait. (Later
  * kernels add TASK_FREEZABLE there: still D, but nowhere by exact
  * __state.) The file system is the test's own, so that freezing it stops
  * nobody else.
@@ -679,23 +540,24 @@ static int freeze(struct world *w, const char *dir)
 static int uninterruptible(struct world *w, const char *cgroup, struct kid **out,
 			   const char **why)
 {
+	struct ts_disk *d = &w->mess->scratch;
 	char path[PATH_BUF];
 	int fd, err;
 
 	*why = NULL;
-	err = ts_disk_scratch(&w->scratch, 32 << 20);
+	err = ts_disk_scratch(d, 32 << 20);
 	if (err == TS_DISK_CANNOT) {
-		*why = w->scratch.why;
+		*why = d->why;
 		return 0;
 	}
 	if (err)
 		return err;
-	snprintf(path, sizeof(path), "%s/ts_cgroup_test.%d", w->scratch.dir, getpid());
+	snprintf(path, sizeof(path), "%s/ts_cgroup_test.%d", d->dir, getpid());
 	fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	if (fd < 0)
 		return -errno;
 	unlink(path);		/* while it is not frozen; the fd stays */
-	err = freeze(w, w->scratch.dir);
+	err = ts_mess_freeze(w->mess, d->dir);
 	if (err == -EOPNOTSUPP) {
 		close(fd);
 		*why = "the scratch file system cannot be frozen: no D-state task";
@@ -708,7 +570,7 @@ static int uninterruptible(struct world *w, const char *cgroup, struct kid **out
 		return err;
 	if (write((*out)->go, "w", 1) != 1)
 		return -EPIPE;
-	return wait_state((*out)->pid, 'D');
+	return ts_wait_state((*out)->pid, 'D', WAIT_MS);
 }
 
 /*
@@ -788,7 +650,7 @@ TEST_F(cgroup, a_writer_blocked_by_a_frozen_file_system_counts_as_uninterruptibl
 	if (why)
 		SKIP(return, "%s", why);
 	ASSERT_EQ(1, counts(&self->w, self->w.dirfd, &cs));
-	thaw(self->w.mess);
+	ts_mess_thaw(self->w.mess);
 	expect_counts(_metadata, &want, &cs);
 }
 
@@ -858,23 +720,24 @@ TEST_F(cgroup, a_killable_wait_counts_as_uninterruptible)
 TEST_F(cgroup, a_task_waiting_for_a_page_from_disk_counts_as_io_wait_only)
 {
 	struct cgroupstats cs, want = { .nr_io_wait = 1 };
+	struct ts_disk *slow = &self->w.mess->slow;
 	struct spec reader = { .kind = READER };
 	struct kid *k;
 	int err;
 
 	if (!self->w.series)
 		SKIP(return, SKIP_COUNTS);
-	err = ts_disk_slow(&self->w.slow, 1 << 20, 1000);
+	err = ts_disk_slow(slow, 1 << 20, 1000);
 	if (err == TS_DISK_CANNOT)
-		SKIP(return, "%s", self->w.slow.why);
+		SKIP(return, "%s", slow->why);
 	ASSERT_EQ(0, err);
 	reader.cgroup = self->w.dir;
-	reader.fd = open(self->w.slow.dev, O_RDONLY | O_CLOEXEC);
+	reader.fd = open(slow->dev, O_RDONLY | O_CLOEXEC);
 	ASSERT_LE(0, reader.fd);
 	ASSERT_EQ(0, spawn(&self->w, &reader, &k));
 	close(reader.fd);
 	for (int i = 0; i < 5; i++) {
-		ASSERT_EQ(0, wait_state(k->pid, 'D'));
+		ASSERT_EQ(0, ts_wait_state(k->pid, 'D', WAIT_MS));
 		ASSERT_EQ(1, counts(&self->w, self->w.dirfd, &cs));
 		if (cs.nr_io_wait == 1)
 			break;
@@ -921,7 +784,7 @@ TEST_F(cgroup, one_task_of_each_state_counts_once_in_its_own_field)
 		want.nr_uninterruptible = 1;
 	}
 	ASSERT_EQ(1, counts(&self->w, self->w.dirfd, &cs));
-	thaw(self->w.mess);
+	ts_mess_thaw(self->w.mess);
 	expect_counts(_metadata, &want, &cs);
 }
 
@@ -936,7 +799,7 @@ TEST_F(cgroup, counts_leave_out_the_tasks_of_child_cgroups)
 	if (!self->w.series)
 		SKIP(return, SKIP_COUNTS);
 	snprintf(child, sizeof(child), "%s/child", self->w.dir);
-	ASSERT_EQ(0, make_cgroup(&self->w, child));
+	ASSERT_EQ(0, ts_mess_cgroup(self->w.mess, child));
 	ASSERT_EQ(0, sleeper(&self->w, self->w.dir, 0, &k));
 	ASSERT_EQ(0, sleeper(&self->w, child, 1, &k));
 	ASSERT_EQ(0, spawn(&self->w, &(struct spec){ .cgroup = child, .kind = BUSY }, &k));
@@ -958,7 +821,7 @@ TEST_F(cgroup, cgroupstats_of_a_v1_cgroup_counts_as_it_always_did)
 {
 	struct cgroupstats cs, want = { .nr_sleeping = 2, .nr_running = 1 };
 	char opts[64], sub[PATH_BUF + 8];
-	struct mess *m = self->w.mess;
+	struct ts_mess *m = self->w.mess;
 	struct kid *k;
 	int fd;
 
@@ -973,7 +836,7 @@ TEST_F(cgroup, cgroupstats_of_a_v1_cgroup_counts_as_it_always_did)
 		SKIP(return, "cannot mount a named cgroup v1 hierarchy: %s", strerror(err));
 	}
 	snprintf(sub, sizeof(sub), "%s/ts", m->v1);
-	ASSERT_EQ(0, make_cgroup(&self->w, sub));
+	ASSERT_EQ(0, ts_mess_cgroup(self->w.mess, sub));
 	ASSERT_EQ(0, sleeper(&self->w, sub, 1, &k));
 	ASSERT_EQ(0, spawn(&self->w, &(struct spec){ .cgroup = sub, .kind = BUSY }, &k));
 	fd = open(sub, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -1113,8 +976,8 @@ TEST_F_TIMEOUT(cgroup, cgroup_dump_lists_exactly_its_tasks_while_others_fork_and
 	ASSERT_EQ(0, spawn(&self->w, &busy, &k));
 	add_tids(&want, k);
 	ASSERT_EQ(0, churn_start(&self->w));
-	ASSERT_EQ(0, wait_started(&self->w.mess->forks)) TH_LOG("the churner never forked");
-	forks = self->w.mess->forks;
+	ASSERT_EQ(0, wait_started(&self->w.shared->forks)) TH_LOG("the churner never forked");
+	forks = self->w.shared->forks;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	do {
 		n = dump(&self->w, self->w.dirfd, 0, &got);
@@ -1125,7 +988,7 @@ TEST_F_TIMEOUT(cgroup, cgroup_dump_lists_exactly_its_tasks_while_others_fork_and
 			wrong++;
 		}
 	} while (dump_more(++dumps, 500, 3, &t0));
-	forks = self->w.mess->forks - forks;
+	forks = self->w.shared->forks - forks;
 	TH_LOG("%d dumps while %lu tasks forked and exited outside the cgroup", dumps, forks);
 	EXPECT_EQ(0, failed);
 	EXPECT_EQ(0, wrong) TH_LOG("%d of %d dumps were not the cgroup's tasks", wrong, dumps);
@@ -1167,7 +1030,7 @@ static void make_tree(struct __test_metadata *_metadata, struct world *w,
 	for (int i = 0; i < NR_TREE; i++) {
 		snprintf(path[i], PATH_BUF + 8, "%s%s", w->dir, tree_name[i]);
 		if (i)
-			ASSERT_EQ(0, make_cgroup(w, path[i]));
+			ASSERT_EQ(0, ts_mess_cgroup(w->mess, path[i]));
 	}
 	for (int i = 0; i < NR_TREE; i++) {
 		int cg = reverse ? NR_TREE - 1 - i : i;
@@ -1258,16 +1121,16 @@ TEST_F_TIMEOUT(cgroup, subtree_dump_sends_a_task_once_while_tasks_move_between_i
 		SKIP(return, SKIP_DUMP);
 	snprintf(b, sizeof(b), "%s/b", self->w.dir);
 	snprintf(d, sizeof(d), "%s/d", self->w.dir);
-	ASSERT_EQ(0, make_cgroup(&self->w, b));
-	ASSERT_EQ(0, make_cgroup(&self->w, d));
+	ASSERT_EQ(0, ts_mess_cgroup(self->w.mess, b));
+	ASSERT_EQ(0, ts_mess_cgroup(self->w.mess, d));
 	for (int i = 0; i < (int)ARRAY_SIZE(pids); i++) {
 		ASSERT_EQ(0, sleeper(&self->w, b, 0, &k));
 		pids[i] = k->pid;
 		add_id(&want, k->pid);
 	}
 	ASSERT_EQ(0, mover_start(&self->w, pids, ARRAY_SIZE(pids), d, b));
-	ASSERT_EQ(0, wait_started(&self->w.mess->moves)) TH_LOG("the mover never moved a task");
-	moves = self->w.mess->moves;
+	ASSERT_EQ(0, wait_started(&self->w.shared->moves)) TH_LOG("the mover never moved a task");
+	moves = self->w.shared->moves;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	do {
 		n = dump(&self->w, self->w.dirfd, TSNL_DUMP_SUBTREE, &got);
@@ -1284,7 +1147,7 @@ TEST_F_TIMEOUT(cgroup, subtree_dump_sends_a_task_once_while_tasks_move_between_i
 		}
 		short_dumps += n >= 0 && got.n < want.n;
 	} while (dump_more(++dumps, 300, 5, &t0));
-	moves = self->w.mess->moves - moves;
+	moves = self->w.shared->moves - moves;
 	TH_LOG("%d dumps while %lu moves; %d missed a task that moved", dumps, moves,
 	       short_dumps);
 	EXPECT_EQ(0, failed);
@@ -1351,7 +1214,7 @@ static int split_by_a_threaded_cgroup(struct __test_metadata *_metadata,
 	int fd;
 
 	snprintf(child, PATH_BUF + 8, "%s/t", w->dir);
-	ASSERT_EQ(0, make_cgroup(w, child));
+	ASSERT_EQ(0, ts_mess_cgroup(w->mess, child));
 	snprintf(file, sizeof(file), "%s/cgroup.type", child);
 	ASSERT_EQ(0, ts_write_file(file, "threaded"));
 	ASSERT_EQ(0, sleeper(w, w->dir, 3, k));
@@ -1568,8 +1431,8 @@ TEST_F_TIMEOUT(cgroup,
 	snprintf(a, sizeof(a), "%s/a", self->w.dir);
 	snprintf(b, sizeof(b), "%s/b", self->w.dir);
 	snprintf(procs, sizeof(procs), "%s/cgroup.procs", b);
-	ASSERT_EQ(0, make_cgroup(&self->w, a));
-	ASSERT_EQ(0, make_cgroup(&self->w, b));
+	ASSERT_EQ(0, ts_mess_cgroup(self->w.mess, a));
+	ASSERT_EQ(0, ts_mess_cgroup(self->w.mess, b));
 	ASSERT_EQ(0, sleepers(&self->w, a, MANY, &want));
 	fd = open(a, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	ASSERT_LE(0, fd);
@@ -1655,7 +1518,7 @@ TEST_F_TIMEOUT(cgroup, cgroup_dump_left_unread_keeps_no_removed_cgroup_alive, 12
 	snprintf(c, sizeof(c), "%s/c", self->w.dir);
 	before = dying_descendants(self->w.dir);
 	ASSERT_LE(0, before) TH_LOG("%s/cgroup.stat: %s", self->w.dir, strerror(-before));
-	ASSERT_EQ(0, make_cgroup(&self->w, c));
+	ASSERT_EQ(0, ts_mess_cgroup(self->w.mess, c));
 	ASSERT_EQ(0, sleepers(&self->w, c, MANY, &want));
 	fd = open(c, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	ASSERT_LE(0, fd);
@@ -2000,7 +1863,7 @@ static int target_fd(struct __test_metadata *_metadata, struct world *w,
 		break;
 	case REMOVED:
 		snprintf(path, sizeof(path), "%s/removed", w->dir);
-		ASSERT_EQ(0, make_cgroup(w, path));
+		ASSERT_EQ(0, ts_mess_cgroup(w->mess, path));
 		fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 		ASSERT_LE(0, fd);
 		ASSERT_EQ(0, rmdir(path));

@@ -34,9 +34,10 @@
  *
  * Cleaning up: the teardown thaws what the test froze, kills and reaps its
  * tasks, removes the cgroup and unmounts the v1 hierarchy. A test that
- * dies first leaves that to its janitor, a process in a session of its
- * own that waits on a pidfd for the test's death and undoes what the
- * memory they share records; the tasks die with the test (PDEATHSIG).
+ * dies first leaves that to its janitor (janitor.h), a process in a
+ * session of its own that waits on a pidfd for the test's death and
+ * undoes what the memory they share records; the tasks die with the test
+ * (PDEATHSIG).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -51,7 +52,6 @@
 #include <unistd.h>
 #include <linux/futex.h>
 #include <sys/epoll.h>
-#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
@@ -66,13 +66,8 @@
 
 #include "../kselftest_harness.h"
 #include "disks.h"
+#include "janitor.h"
 #include "tsnl.h"
-
-/* <linux/fs.h>'s, which does not mix with <sys/mount.h> on every libc. */
-#ifndef FIFREEZE
-#define FIFREEZE	_IOWR('X', 119, int)
-#define FITHAW		_IOWR('X', 120, int)
-#endif
 
 #define PATH_BUF	256
 #define MAX_KIDS	16
@@ -81,16 +76,6 @@
 #define WAIT_MS		10000	/* for a state, for a kid to say it is ready */
 #define TRIES		20	/* requests, until the threads hold still across one */
 #define RETRY_MS	50
-
-/* What a test has made that must be undone: shared with its janitor. */
-struct mess {
-	char tmp[64];		/* our directory of /tmp */
-	char fifo[96];		/* the FIFO there */
-	char v1[96];		/* where the v1 hierarchy is mounted, there */
-	char cgroup[PATH_BUF];	/* the test's cgroup */
-	struct ts_disk scratch;	/* to freeze, for a writer */
-	struct ts_disk slow;	/* for a reader */
-};
 
 /* How a kid waits: see block(). */
 enum kind {
@@ -141,106 +126,17 @@ struct lab {
 	int nl;
 	uint16_t family;
 	int dirfd;		/* the test's cgroup */
-	struct mess *mess;
+	/*
+	 * What it made, shared with its janitor: the cgroup (cgroup[0]); its
+	 * directory of /tmp (tmp), the FIFO there (file) and the v1 hierarchy
+	 * mounted there (v1); the scratch and the slow disk.
+	 */
+	struct ts_mess *mess;
 	struct kid kids[MAX_KIDS];
 	int nkids;
 };
 
 /* ------------------------------------------------------------ cleaning */
-
-/* Thaws the scratch file system, if there is one: EINVAL if not frozen. */
-static void thaw(struct mess *m)
-{
-	int fd;
-
-	if (!m->scratch.dir[0])
-		return;
-	fd = open(m->scratch.dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd >= 0) {
-		ioctl(fd, FITHAW, 0);
-		close(fd);
-	}
-}
-
-/* Kills what is left in the cgroup @dir, of either version, and removes it. */
-static void remove_cgroup(const char *dir)
-{
-	char path[PATH_BUF + 16], buf[4096], *p, *end;
-	long pid;
-
-	for (int ms = 0; ms < WAIT_MS; ms++) {
-		if (!rmdir(dir) || errno != EBUSY)
-			return;
-		snprintf(path, sizeof(path), "%s/cgroup.kill", dir);
-		if (ts_write_file(path, "1")) {		/* v1 has none */
-			snprintf(path, sizeof(path), "%s/cgroup.procs", dir);
-			if (ts_read_file(path, buf, sizeof(buf)) < 0)
-				buf[0] = '\0';
-			/* Never kill(0): that is our own process group. */
-			for (p = buf; (pid = strtol(p, &end, 10)) > 0; p = end)
-				kill(pid, SIGKILL);
-		}
-		usleep(1000);
-	}
-}
-
-/*
- * Undoes what @m records, in an order that cannot block: the thaw first,
- * for a task in D takes no signal, the disks once their users are gone.
- */
-static void cleanup(struct mess *m)
-{
-	thaw(m);
-	if (m->cgroup[0])
-		remove_cgroup(m->cgroup);
-	m->cgroup[0] = '\0';
-	ts_disk_drop(&m->scratch);
-	ts_disk_drop(&m->slow);
-	if (m->v1[0]) {
-		umount2(m->v1, MNT_DETACH);
-		rmdir(m->v1);
-		m->v1[0] = '\0';
-	}
-	if (m->fifo[0])
-		unlink(m->fifo);
-	m->fifo[0] = '\0';
-	if (m->tmp[0])
-		rmdir(m->tmp);
-	m->tmp[0] = '\0';
-}
-
-/*
- * Forks the janitor: out of our session (a timeout kills the test's
- * process group) and holding none of our files (a loop device, the mount
- * point), it waits for this process to end, then cleans up after it.
- */
-static int janitor_start(struct mess *m)
-{
-	int pidfd = syscall(SYS_pidfd_open, getpid(), 0);
-	struct pollfd p = { .fd = pidfd, .events = POLLIN };
-	pid_t pid;
-
-	if (pidfd < 0)
-		return -errno;
-	pid = fork();
-	if (pid < 0)
-		return -errno;
-	if (pid == 0) {
-		setsid();
-		for (int fd = 0; fd < 1024; fd++)
-			if (fd != pidfd)
-				close(fd);
-		while (poll(&p, 1, -1) < 0 && errno == EINTR)
-			;
-		/* The test's, closed at its death: not ours to close. */
-		m->scratch.loop_fd = -1;
-		m->slow.loop_fd = -1;
-		cleanup(m);
-		_exit(0);
-	}
-	close(pidfd);
-	return 0;
-}
 
 /* Waits for @pid to end, past the stops its tracer is told of. */
 static void reap(pid_t pid)
@@ -389,7 +285,7 @@ static void kid_main(struct lab *l, enum kind what, int arg, pid_t parent)
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	if (getppid() != parent)	/* the test died before that */
 		_exit(1);
-	snprintf(path, sizeof(path), "%s/cgroup.procs", l->mess->cgroup);
+	snprintf(path, sizeof(path), "%s/cgroup.procs", l->mess->cgroup[0]);
 	snprintf(pid, sizeof(pid), "%d", getpid());
 	err = ts_write_file(path, pid);
 	prctl(PR_SET_NAME, kinds[what].name);
@@ -413,7 +309,7 @@ static void kid_main(struct lab *l, enum kind what, int arg, pid_t parent)
 		r.n = err;
 	if (write(kid_ready, &r, sizeof(r)) != sizeof(r) || err)
 		_exit(1);
-	block(what, arg, l->mess->fifo);
+	block(what, arg, l->mess->file);
 }
 
 /* Reads one struct ready from @fd, waiting at most WAIT_MS. */
@@ -428,23 +324,6 @@ static int read_ready(int fd, struct ready *r)
 	if (r->n < 0)
 		return r->n;
 	return r->n > MAX_TIDS ? -E2BIG : 0;
-}
-
-/* Waits at most WAIT_MS for /proc/@tid/stat to show state @want. */
-static int wait_state(pid_t tid, int want)
-{
-	int s = 0;
-
-	for (int ms = 0; ms < WAIT_MS; ms++) {
-		s = ts_proc_state(tid);
-		if (s == want)
-			return 0;
-		if (s < 0)
-			return s;
-		usleep(1000);
-	}
-	fprintf(stderr, "# %d is in state %c, not %c\n", tid, s, want);
-	return -ETIMEDOUT;
 }
 
 /*
@@ -489,9 +368,9 @@ static int spawn(struct lab *l, enum kind what, int arg, struct kid **out)
 	if (err)
 		memset(&k->r, 0, sizeof(k->r));
 	for (int i = 0; !err && i < k->r.n; i++)
-		err = wait_state(k->r.tid[i], k->state);
+		err = ts_wait_state(k->r.tid[i], k->state, WAIT_MS);
 	if (!err && kinds[what].other)
-		err = wait_state(k->r.other, kinds[what].other);
+		err = ts_wait_state(k->r.other, kinds[what].other, WAIT_MS);
 	return err;
 }
 
@@ -503,7 +382,7 @@ static int stopped(struct lab *l, struct kid **out)
 	if (!err && kill((*out)->pid, SIGSTOP))
 		err = -errno;
 	if (!err)
-		err = wait_state((*out)->pid, 'T');
+		err = ts_wait_state((*out)->pid, 'T', WAIT_MS);
 	if (!err)
 		(*out)->state = 'T';
 	return err;
@@ -531,7 +410,7 @@ static int trace(struct kid *k)
 	if (!WIFSTOPPED(status) || WSTOPSIG(status) != SIGSTOP)
 		return -ECHILD;
 	k->state = 't';
-	return wait_state(k->pid, 't');
+	return ts_wait_state(k->pid, 't', WAIT_MS);
 }
 
 /* Why ptrace was not allowed: for the skip. */
@@ -572,8 +451,7 @@ static int frozen_writer(struct lab *l, struct kid **out, const char **why)
 	fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	if (fd < 0)
 		return -errno;
-	if (ioctl(fd, FIFREEZE, 0))
-		err = -errno;
+	err = ts_mess_freeze(l->mess, d->dir);
 	if (err == -EOPNOTSUPP)
 		*why = "the scratch file system cannot be frozen: no writer blocked by a freeze";
 	else if (!err)
@@ -671,7 +549,7 @@ static int tally(const struct lab *l, struct cgroupstats *cs, char *seen, int si
 	memset(cs, 0, sizeof(*cs));
 	if (seen)
 		seen[0] = '\0';
-	snprintf(path, sizeof(path), "%s/%s", l->mess->cgroup,
+	snprintf(path, sizeof(path), "%s/%s", l->mess->cgroup[0],
 		 l->v1 ? "tasks" : "cgroup.threads");
 	n = ts_read_file(path, buf, sizeof(buf));
 	if (n < 0)
@@ -781,8 +659,9 @@ FIXTURE_SETUP(counts)
 {
 	struct timeval tv = { .tv_sec = WAIT_MS / 1000 };
 	struct lab *l = &self->l;
-	char root[PATH_BUF - 48], tmp[] = "/tmp/ts_counts.XXXXXX";
-	struct mess *m;
+	char root[PATH_BUF - 48], dir[PATH_BUF], tmp[] = "/tmp/ts_counts.XXXXXX";
+	const char *parent = root;
+	struct ts_mess *m;
 	int err;
 
 	l->v1 = variant->v1;
@@ -801,26 +680,27 @@ FIXTURE_SETUP(counts)
 	m = mmap(NULL, sizeof(*m), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	ASSERT_NE(MAP_FAILED, m);
 	l->mess = m;
-	ASSERT_EQ(0, janitor_start(m));
+	ASSERT_EQ(0, ts_janitor_start(m));
 	ASSERT_NE(NULL, mkdtemp(tmp));
 	snprintf(m->tmp, sizeof(m->tmp), "%s", tmp);
-	snprintf(m->fifo, sizeof(m->fifo), "%s/fifo", m->tmp);
-	ASSERT_EQ(0, mkfifo(m->fifo, 0600));
+	snprintf(m->file, sizeof(m->file), "%s/fifo", m->tmp);
+	ASSERT_EQ(0, mkfifo(m->file, 0600));
 	if (l->v1) {
 		snprintf(m->v1, sizeof(m->v1), "%s/v1", m->tmp);
 		ASSERT_EQ(0, mkdir(m->v1, 0755));
 		if (mount("cgroup", m->v1, "cgroup", 0, "none,name=ts_counts"))
 			SKIP(return, "cannot mount a named cgroup v1 hierarchy: %s",
 			     strerror(errno));
-		snprintf(m->cgroup, sizeof(m->cgroup), "%s/ts_counts_test.%d", m->v1, getpid());
+		parent = m->v1;
 	} else {
 		err = ts_cgroup2_root(root, sizeof(root));
 		if (err)
 			SKIP(return, "no cgroup2 hierarchy to mount: %s", strerror(-err));
-		snprintf(m->cgroup, sizeof(m->cgroup), "%s/ts_counts_test.%d", root, getpid());
 	}
-	ASSERT_EQ(0, mkdir(m->cgroup, 0755)) TH_LOG("%s: %s", m->cgroup, strerror(errno));
-	l->dirfd = open(m->cgroup, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	snprintf(dir, sizeof(dir), "%s/ts_counts_test.%d", parent, getpid());
+	err = ts_mess_cgroup(m, dir);
+	ASSERT_EQ(0, err) TH_LOG("%s: %s", dir, strerror(-err));
+	l->dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	ASSERT_LE(0, l->dirfd);
 }
 
@@ -830,7 +710,7 @@ FIXTURE_TEARDOWN(counts)
 
 	if (!l->mess)
 		return;
-	thaw(l->mess);		/* first: a writer blocked by the freeze takes no signal */
+	ts_mess_thaw(l->mess);	/* first: a writer blocked by the freeze takes no signal */
 	for (int i = 0; i < l->nkids; i++) {
 		if (l->kids[i].kind == VFORKER && l->kids[i].r.other > 0)
 			kill(l->kids[i].r.other, SIGKILL);
@@ -840,7 +720,7 @@ FIXTURE_TEARDOWN(counts)
 		reap(l->kids[i].pid);
 	if (l->dirfd >= 0)
 		close(l->dirfd);
-	cleanup(l->mess);
+	ts_mess_cleanup(l->mess);
 	close(l->nl);
 }
 

@@ -704,22 +704,42 @@ pid_t ts_pid_inside(pid_t pid)
 	return v ? atoi(v + 1) : -EBADMSG;
 }
 
+/**
+ * ts_wait_state() - wait for /proc/@tid/stat to show the state @want.
+ * @tid: the thread (or process)
+ * @want: the state letter: R, S, D, T, t, Z...
+ * @ms: how long to wait at most, in milliseconds
+ *
+ * /proc is read every millisecond: a task may pass through other states
+ * on its way (R, between two waits) and settles in its own late on a busy
+ * machine. One that never does is said on stderr, as a TAP comment, with
+ * the state it was in.
+ *
+ * Return: 0, -ETIMEDOUT, or the -errno of reading /proc (-ENOENT: gone).
+ */
+int ts_wait_state(pid_t tid, int want, int ms)
+{
+	int s = 0;
+
+	for (int i = 0; i < ms; i++) {
+		s = ts_proc_state(tid);
+		if (s == want)
+			return 0;
+		if (s < 0)
+			return s;
+		usleep(1000);
+	}
+	fprintf(stderr, "# %d is in state %c, not %c\n", tid, s, want);
+	return -ETIMEDOUT;
+}
+
 /*
  * Waits up to 10 s for @pid to sleep interruptibly, which for the tests'
  * children means it has finished its work and blocked on its command pipe.
  */
 int ts_wait_sleeping(pid_t pid)
 {
-	for (int i = 0; i < 10000; i++) {
-		int s = ts_proc_state(pid);
-
-		if (s < 0)
-			return s;
-		if (s == 'S')
-			return 0;
-		usleep(1000);
-	}
-	return -ETIMEDOUT;
+	return ts_wait_state(pid, 'S', 10000);
 }
 
 /* One counter of /proc/PID/io such as "rchar". */

@@ -152,6 +152,7 @@ int ts_read_file(const char *path, char *buf, int size);
 int ts_write_file(const char *path, const char *s);
 int ts_proc_state(pid_t pid);
 pid_t ts_pid_inside(pid_t pid);
+int ts_wait_state(pid_t tid, int want, int ms);
 int ts_wait_sleeping(pid_t pid);
 int ts_proc_io(pid_t pid, const char *key, uint64_t *val);
 int ts_proc_field(const char *path, const char *key, uint64_t *val);
