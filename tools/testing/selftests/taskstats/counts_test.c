@@ -315,12 +315,10 @@ static void kid_main(struct lab *l, enum kind what, int arg, pid_t parent)
 /* Reads one struct ready from @fd, waiting at most WAIT_MS. */
 static int read_ready(int fd, struct ready *r)
 {
-	struct pollfd p = { .fd = fd, .events = POLLIN };
+	int err = ts_read_within(fd, r, sizeof(*r), WAIT_MS);
 
-	if (poll(&p, 1, WAIT_MS) != 1)
-		return -ETIMEDOUT;
-	if (read(fd, r, sizeof(*r)) != sizeof(*r))
-		return -EPIPE;
+	if (err)
+		return err;
 	if (r->n < 0)
 		return r->n;
 	return r->n > MAX_TIDS ? -E2BIG : 0;

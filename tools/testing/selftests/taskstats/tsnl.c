@@ -6,6 +6,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -469,6 +470,26 @@ int tsnl_drain(int fd, tsnl_exit_fn fn, void *arg)
 		}
 	}
 	return messages;
+}
+
+/**
+ * ts_read_within() - read @size bytes from @fd, waiting at most @ms for them.
+ * @fd: a pipe or socket
+ * @buf: where they go
+ * @size: how many, in one read(2)
+ * @ms: how long to wait for them to come
+ *
+ * Return: 0, -ETIMEDOUT if nothing came in time, -EPIPE for a short read.
+ */
+int ts_read_within(int fd, void *buf, size_t size, int ms)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+
+	if (poll(&p, 1, ms) != 1)
+		return -ETIMEDOUT;
+	if (read(fd, buf, size) != (ssize_t)size)
+		return -EPIPE;
+	return 0;
 }
 
 /* Reads a small file into @buf, NUL-terminated; returns its length or -errno. */

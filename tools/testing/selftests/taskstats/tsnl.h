@@ -148,6 +148,7 @@ int ts_as_nobody(int (*fn)(int fd, uint16_t family, pid_t other),
 
 /* Small helpers shared by the tests. */
 bool ts_kernel_dumps(void);
+int ts_read_within(int fd, void *buf, size_t size, int ms);
 int ts_read_file(const char *path, char *buf, int size);
 int ts_write_file(const char *path, const char *s);
 int ts_proc_state(pid_t pid);
