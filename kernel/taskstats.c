@@ -58,7 +58,7 @@
  *
  *  - CAP_NET_ADMIN in the initial user namespace reads every task the
  *    requester's pid namespace shows, with the I/O counters rounded down
- *    to KiB as mainline gives them, unless it also has CAP_SYS_PTRACE;
+ *    to KiB, unless it also has CAP_SYS_PTRACE;
  *  - anyone else, a container's root included, reads the tasks whose io
  *    file it could open (own it, or CAP_DAC_OVERRIDE or
  *    CAP_DAC_READ_SEARCH with the owner mapped in its user namespace; the
@@ -191,7 +191,7 @@ static const struct cred *opener_cred(const struct sk_buff *skb)
  * netlink_capable(@skb, @cap), unaudited: a requester without the
  * capability is refused nothing here, only judged task by task or given
  * less, so its lack is no denial for an LSM to log. A use is still marked
- * (PF_SUPERPRIV), as upstream's GENL_ADMIN_PERM marked every GET.
+ * (PF_SUPERPRIV), as GENL_ADMIN_PERM would mark it.
  */
 static bool requester_capable(const struct sk_buff *skb,
 			      const struct cred *opener, int cap)
@@ -253,12 +253,12 @@ static int requester_init(struct requester *rq, const struct sk_buff *skb,
 	rq->admin = requester_capable(skb, opener, CAP_NET_ADMIN);
 	/*
 	 * Exact I/O counters of another user's task are a side channel
-	 * (CVE-2011-2494: keystrokes through wchar), which /proc/PID/io
-	 * closes with ptrace read access and mainline's taskstats dulled by
-	 * rounding every counter down to KiB. Anyone else reads only what
-	 * /proc would show it; the admin reads every task, so it gets them
-	 * exactly only with CAP_SYS_PTRACE, with which it could ptrace any
-	 * task anyway, and rounded as mainline had them without.
+	 * (CVE-2011-2494: keystrokes through wchar): /proc/PID/io closes it
+	 * with ptrace read access, and rounding every counter down to KiB
+	 * blurs it. Anyone else reads only what /proc would show it; the
+	 * admin reads every task, so it gets the counters exactly only with
+	 * CAP_SYS_PTRACE, with which it could ptrace any task anyway, and
+	 * rounded without it.
 	 */
 	rq->io_exact = !rq->admin ||
 		       requester_capable(skb, opener, CAP_SYS_PTRACE);
@@ -887,7 +887,7 @@ static void exe_add_tsk(struct taskstats *stats, struct task_struct *tsk)
 	fput(exe_file);
 }
 
-/* The I/O counters as mainline reports them: rounded down to KiB. */
+/* The I/O counters as a requester without exact access gets them: in KiB. */
 static void round_io(struct taskstats *stats)
 {
 	stats->read_char = round_down(stats->read_char, 1024);
@@ -1136,8 +1136,8 @@ static struct task_struct *find_get_task(u32 nr, bool group)
  * That layout is fixed, so a record, and the headers of its message, are
  * laid out with one room check and one __skb_put(), headers written in
  * place, rather than attribute by attribute through the generic helpers:
- * about 160 instructions less per record, what sending each dumped
- * record in a message of its own costs in framing.
+ * the framing that sending each dumped record in a message of its own
+ * adds is one bounds check.
  */
 
 /* A record's bytes before its pad: the AGGR nest's header, PID or TGID. */
@@ -2171,7 +2171,7 @@ static const struct nla_policy cgroupstats_cmd_get_policy[] = {
 	[CGROUPSTATS_CMD_ATTR_FD] = { .type = NLA_U32 },
 };
 
-/* Liberal validation, as clients built since 2006 expect. */
+/* Liberal validation: existing clients send what strict would refuse. */
 static const struct genl_ops taskstats_ops[] = {
 	{
 		/* Permissions are checked per task: see the top of this file. */

@@ -143,8 +143,8 @@ static __always_inline void delayacct_end(struct task_struct *tsk,
  * accounting off, the test is one patched-out branch per block; with it
  * on, a sleep that is not an I/O wait (the common case) stops at
  * in_iowait. No stamp is taken where the wait is declared, in
- * io_schedule_prepare(): a clock read there cost an O_DIRECT read of
- * make bench about 65 instructions more than this stamp.
+ * io_schedule_prepare(): a clock read there would cost
+ * every I/O wait a second clock read, which this stamp spares it.
  */
 static __always_inline bool delayacct_blkio_blocks(struct task_struct *p)
 {
@@ -258,8 +258,8 @@ static inline void delayacct_irq(struct task_struct *task, u32 delta)
  * clock's next update. sched_info_arrive() tests it already, to skip
  * adding it to the total, and the compiler branches on the flags of the
  * subtraction that measured the wait. Per context switch that is three
- * instructions on x86-64 beyond upstream's (the branch, a subtraction, a
- * compare and a branch, less a copy of the clock no longer needed), one
+ * instructions on x86-64 (the branch, a subtraction, a
+ * compare and a branch, less a copy of the clock it does not need), one
  * for a zero wait (which looks for a moved part). The rest take the
  * out-of-line path: a new extreme, a task's first waits (the width is 0
  * until one is known) and the end of a moved wait. The task, not its
