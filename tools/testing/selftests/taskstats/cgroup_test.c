@@ -538,31 +538,12 @@ static int stopped(struct world *w, const char *cgroup, struct kid **out)
 static int uninterruptible(struct world *w, const char *cgroup, struct kid **out,
 			   const char **why)
 {
-	struct ts_disk *d = &w->mess->scratch;
-	char path[PATH_BUF];
 	int fd, err;
 
-	*why = NULL;
-	err = ts_disk_scratch(d, 32 << 20);
-	if (err == TS_DISK_CANNOT) {
-		*why = d->why;
-		return 0;
-	}
-	if (err)
+	err = ts_mess_frozen_file(w->mess, &fd, why);
+	if (err || *why)
 		return err;
-	snprintf(path, sizeof(path), "%s/ts_cgroup_test.%d", d->dir, getpid());
-	fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	if (fd < 0)
-		return -errno;
-	unlink(path);		/* while it is not frozen; the fd stays */
-	err = ts_mess_freeze(w->mess, d->dir);
-	if (err == -EOPNOTSUPP) {
-		close(fd);
-		*why = "the scratch file system cannot be frozen: no D-state task";
-		return 0;
-	}
-	if (!err)
-		err = spawn(w, &(struct spec){ .cgroup = cgroup, .kind = WRITER, .fd = fd }, out);
+	err = spawn(w, &(struct spec){ .cgroup = cgroup, .kind = WRITER, .fd = fd }, out);
 	close(fd);
 	if (err)
 		return err;

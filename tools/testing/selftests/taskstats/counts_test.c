@@ -433,29 +433,14 @@ static const char *no_ptrace(void)
  */
 static int frozen_writer(struct lab *l, struct kid **out, const char **why)
 {
-	struct ts_disk *d = &l->mess->scratch;
-	char path[96];
 	int fd, err;
 
-	*why = NULL;
-	err = ts_disk_scratch(d, 32 << 20);
-	if (err == TS_DISK_CANNOT) {
-		*why = d->why;
-		return 0;
-	}
-	if (err)
+	err = ts_mess_frozen_file(l->mess, &fd, why);
+	if (err || *why)
 		return err;
-	snprintf(path, sizeof(path), "%s/file", d->dir);
-	fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	if (fd < 0)
-		return -errno;
-	err = ts_mess_freeze(l->mess, d->dir);
-	if (err == -EOPNOTSUPP)
-		*why = "the scratch file system cannot be frozen: no writer blocked by a freeze";
-	else if (!err)
-		err = spawn(l, WRITER, fd, out);
+	err = spawn(l, WRITER, fd, out);
 	close(fd);
-	return *why ? 0 : err;
+	return err;
 }
 
 /*

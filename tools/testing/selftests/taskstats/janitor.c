@@ -75,6 +75,48 @@ int ts_mess_freeze(struct ts_mess *m, const char *dir)
 }
 
 /**
+ * ts_mess_frozen_file() - a file open for writing on a frozen file system
+ * @m: the record, which holds the scratch disk and the freeze
+ * @fd: set to the open file (unlinked), on success
+ * @why: set to the reason when this kernel cannot have one, else NULL
+ *
+ * Makes the scratch ext4 (32 MiB) if it is not there, opens and unlinks
+ * a file on it, and freezes it: a write to *@fd then blocks in D until
+ * ts_mess_thaw(). The caller closes *@fd.
+ *
+ * Return: 0 with *@fd open, 0 with *@why set (nothing open, nothing
+ * frozen), or -errno.
+ */
+int ts_mess_frozen_file(struct ts_mess *m, int *fd, const char **why)
+{
+	struct ts_disk *d = &m->scratch;
+	char path[sizeof(d->dir) + 32];
+	int err;
+
+	*why = NULL;
+	err = ts_disk_scratch(d, 32 << 20);
+	if (err == TS_DISK_CANNOT) {
+		*why = d->why;
+		return 0;
+	}
+	if (err)
+		return err;
+	snprintf(path, sizeof(path), "%s/frozen.%d", d->dir, getpid());
+	*fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (*fd < 0)
+		return -errno;
+	unlink(path);		/* while it is not frozen; the fd stays */
+	err = ts_mess_freeze(m, d->dir);
+	if (!err)
+		return 0;
+	close(*fd);
+	if (err != -EOPNOTSUPP)
+		return err;
+	*why = "the scratch file system cannot be frozen: no task blocked by a freeze";
+	return 0;
+}
+
+/**
  * ts_mess_thaw() - thaw the file system ts_mess_freeze() froze, if any.
  * @m: the record
  *

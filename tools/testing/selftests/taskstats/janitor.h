@@ -34,6 +34,7 @@ struct ts_mess {
 int ts_janitor_start(struct ts_mess *m);
 int ts_mess_cgroup(struct ts_mess *m, const char *path);
 int ts_mess_freeze(struct ts_mess *m, const char *dir);
+int ts_mess_frozen_file(struct ts_mess *m, int *fd, const char **why);
 void ts_mess_thaw(struct ts_mess *m);
 void ts_mess_cleanup(struct ts_mess *m);
 
