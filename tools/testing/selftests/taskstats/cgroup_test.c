@@ -60,6 +60,7 @@
 #include <linux/magic.h>
 
 #include "../kselftest_harness.h"
+#include "counts.h"
 #include "agent.h"
 #include "disks.h"
 #include "janitor.h"
@@ -71,7 +72,7 @@
 static char cgroup_root[PATH_BUF - 48];
 
 #define MAX_KIDS	192
-#define MAX_TIDS	8	/* a kid's leader and its threads */
+#define MAX_TIDS	TS_KID_TIDS	/* a kid's leader and its threads */
 #define MAX_IDS		192
 #define MAX_RECS	256
 #define MANY		150	/* tasks: more records than one part of a dump holds */
@@ -117,11 +118,6 @@ struct kid {
 };
 
 /* What the kid says once it is in its cgroup with all its threads. */
-struct ready {
-	int n;			/* of tids, or -errno */
-	pid_t tid[MAX_TIDS];
-};
-
 /* Everything a test of this file works with. */
 struct world {
 	int nl;
@@ -163,7 +159,7 @@ static void *sleeper_thread(void *arg)
 /* The vfork child: shares the vforker's memory, not its stack. */
 static int vfork_child(void *arg)
 {
-	struct ready r = { .n = 1, .tid = { getpid() } };
+	struct ts_ready r = { .n = 1, .tid = { getpid() } };
 
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	if (write(kid_ready, &r, sizeof(r)) != sizeof(r))
@@ -172,7 +168,7 @@ static int vfork_child(void *arg)
 	return 0;
 }
 
-static void kid_fail(struct ready *r, int err)
+static void kid_fail(struct ts_ready *r, int err)
 {
 	r->n = err;
 	if (write(kid_ready, r, sizeof(*r)) != sizeof(*r))
@@ -182,7 +178,7 @@ static void kid_fail(struct ready *r, int err)
 
 static void kid_main(const struct spec *s, pid_t parent, int go)
 {
-	struct ready r = { 0 };
+	struct ts_ready r = { 0 };
 	char path[PATH_BUF + 16], pid[16];
 	pthread_t t;
 	int err;
@@ -251,18 +247,6 @@ static void kid_main(const struct spec *s, pid_t parent, int go)
 	sleep_on_hold();
 }
 
-/* Reads one struct ready from @fd, waiting at most WAIT_MS. */
-static int read_ready(int fd, struct ready *r)
-{
-	int err = ts_read_within(fd, r, sizeof(*r), WAIT_MS);
-
-	if (err)
-		return err;
-	if (r->n < 0)
-		return r->n;
-	return r->n > MAX_TIDS ? -E2BIG : 0;
-}
-
 /*
  * Makes a task as @s says, in its cgroup with its threads, and waits
  * until it is in the state its kind leads to: R for the leader of a BUSY
@@ -275,7 +259,7 @@ static int spawn(struct world *w, const struct spec *s, struct kid **out)
 {
 	int ready[2], go[2] = { -1, -1 }, err;
 	struct kid *k;
-	struct ready r;
+	struct ts_ready r;
 	pid_t parent = getpid();
 
 	*out = NULL;
@@ -305,13 +289,13 @@ static int spawn(struct world *w, const struct spec *s, struct kid **out)
 	if (go[0] >= 0)
 		close(go[0]);
 	k->go = go[1];
-	err = read_ready(ready[0], &r);
+	err = ts_read_ready(ready[0], &r, WAIT_MS);
 	if (!err) {
 		k->n = r.n;
 		memcpy(k->tid, r.tid, sizeof(k->tid));
 	}
 	if (!err && s->kind == VFORKER) {
-		err = read_ready(ready[0], &r);
+		err = ts_read_ready(ready[0], &r, WAIT_MS);
 		k->vchild = r.tid[0];
 	}
 	close(ready[0]);
@@ -491,17 +475,6 @@ static int counts(struct world *w, int fd, struct cgroupstats *cs)
 	return tsnl_cgroupstats(w->nl, w->family, fd, cs);
 }
 
-/* Every field of the counts @got is @want's. */
-static void expect_counts(struct __test_metadata *_metadata,
-			  const struct cgroupstats *want, const struct cgroupstats *got)
-{
-	EXPECT_EQ(want->nr_sleeping, got->nr_sleeping);
-	EXPECT_EQ(want->nr_running, got->nr_running);
-	EXPECT_EQ(want->nr_stopped, got->nr_stopped);
-	EXPECT_EQ(want->nr_uninterruptible, got->nr_uninterruptible);
-	EXPECT_EQ(want->nr_io_wait, got->nr_io_wait);
-}
-
 /* Asks for the counts of the cgroup open at @fd and compares every field. */
 static void expect_cgroup(struct __test_metadata *_metadata, struct world *w,
 			  int fd, const struct cgroupstats *want)
@@ -509,7 +482,7 @@ static void expect_cgroup(struct __test_metadata *_metadata, struct world *w,
 	struct cgroupstats cs;
 
 	ASSERT_EQ(1, counts(w, fd, &cs));
-	expect_counts(_metadata, want, &cs);
+	ts_expect_counts(_metadata, want, &cs);
 }
 
 /* A sleeper stopped by SIGSTOP. */
@@ -572,7 +545,7 @@ TEST_F(cgroup, cgroupstats_of_a_v2_cgroup_counts_its_tasks_or_is_einval)
 	}
 	TH_LOG("this series: cgroupstats on cgroup v2 must count the sleeper");
 	ASSERT_EQ(1, n);
-	expect_counts(_metadata, &want, &cs);
+	ts_expect_counts(_metadata, &want, &cs);
 }
 
 TEST_F(cgroup, an_empty_cgroup_counts_no_task)
@@ -630,7 +603,7 @@ TEST_F(cgroup, a_writer_blocked_by_a_frozen_file_system_counts_as_uninterruptibl
 		SKIP(return, "%s", why);
 	ASSERT_EQ(1, counts(&self->w, self->w.dirfd, &cs));
 	ts_mess_thaw(self->w.mess);
-	expect_counts(_metadata, &want, &cs);
+	ts_expect_counts(_metadata, &want, &cs);
 }
 
 /* What nobody_counts() opens, and the counts it must get there. */
@@ -721,7 +694,7 @@ TEST_F(cgroup, a_task_waiting_for_a_page_from_disk_counts_as_io_wait_only)
 		if (cs.nr_io_wait == 1)
 			break;
 	}
-	expect_counts(_metadata, &want, &cs);
+	ts_expect_counts(_metadata, &want, &cs);
 }
 
 TEST_F(cgroup, every_thread_of_a_process_counts_on_its_own)
@@ -764,7 +737,7 @@ TEST_F(cgroup, one_task_of_each_state_counts_once_in_its_own_field)
 	}
 	ASSERT_EQ(1, counts(&self->w, self->w.dirfd, &cs));
 	ts_mess_thaw(self->w.mess);
-	expect_counts(_metadata, &want, &cs);
+	ts_expect_counts(_metadata, &want, &cs);
 }
 
 TEST_F(cgroup, counts_leave_out_the_tasks_of_child_cgroups)
@@ -787,8 +760,8 @@ TEST_F(cgroup, counts_leave_out_the_tasks_of_child_cgroups)
 	ASSERT_EQ(1, counts(&self->w, self->w.dirfd, &cs));
 	ASSERT_EQ(1, counts(&self->w, fd, &cs_child));
 	close(fd);
-	expect_counts(_metadata, &want, &cs);
-	expect_counts(_metadata, &want_child, &cs_child);
+	ts_expect_counts(_metadata, &want, &cs);
+	ts_expect_counts(_metadata, &want_child, &cs_child);
 }
 
 /*
@@ -822,7 +795,7 @@ TEST_F(cgroup, cgroupstats_of_a_v1_cgroup_counts_as_it_always_did)
 	ASSERT_LE(0, fd);
 	ASSERT_EQ(1, counts(&self->w, fd, &cs));
 	close(fd);
-	expect_counts(_metadata, &want, &cs);
+	ts_expect_counts(_metadata, &want, &cs);
 }
 
 /* --------------------------------------------------------------- dumps */

@@ -65,13 +65,14 @@
 #include <sys/wait.h>
 
 #include "../kselftest_harness.h"
+#include "counts.h"
 #include "disks.h"
 #include "janitor.h"
 #include "tsnl.h"
 
 #define PATH_BUF	256
 #define MAX_KIDS	16
-#define MAX_TIDS	8	/* a futex server's leader and its workers */
+#define MAX_TIDS	TS_KID_TIDS	/* a futex server's leader and its workers */
 #define WORKERS		(MAX_TIDS - 1)
 #define WAIT_MS		10000	/* for a state, for a kid to say it is ready */
 #define TRIES		20	/* requests, until the threads hold still across one */
@@ -107,18 +108,12 @@ static const struct {
 };
 
 /* What a kid says once it is in the cgroup, with its threads. */
-struct ready {
-	int n;			/* of tids, or -errno */
-	pid_t tid[MAX_TIDS];	/* leader first */
-	pid_t other;		/* the vfork child or the zombie, or 0 */
-};
-
 /* A task the test made. */
 struct kid {
 	enum kind kind;
 	pid_t pid;
 	char state;		/* of its leader: its kind's, or T or t */
-	struct ready r;
+	struct ts_ready r;
 };
 
 struct lab {
@@ -172,7 +167,7 @@ static void *worker(void *arg)
 }
 
 /* Starts @n workers and waits until each has said its tid in @r. */
-static int start_workers(int n, struct ready *r)
+static int start_workers(int n, struct ts_ready *r)
 {
 	pthread_t t;
 
@@ -199,7 +194,7 @@ static void rest(void)
 /* The vfork child, on its own stack: it says ready for both, then pauses. */
 static int vfork_child(void *arg)
 {
-	struct ready r = { .n = 1, .tid = { getppid() }, .other = getpid() };
+	struct ts_ready r = { .n = 1, .tid = { getppid() }, .other = getpid() };
 
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	if (write(kid_ready, &r, sizeof(r)) != sizeof(r))
@@ -278,7 +273,7 @@ static void block(enum kind kind, int fd, const char *fifo)
 
 static void kid_main(struct lab *l, enum kind what, int arg, pid_t parent)
 {
-	struct ready r = { .n = 1, .tid = { getpid() } };
+	struct ts_ready r = { .n = 1, .tid = { getpid() } };
 	char path[PATH_BUF + 16], pid[16];
 	int err;
 
@@ -310,18 +305,6 @@ static void kid_main(struct lab *l, enum kind what, int arg, pid_t parent)
 	if (write(kid_ready, &r, sizeof(r)) != sizeof(r) || err)
 		_exit(1);
 	block(what, arg, l->mess->file);
-}
-
-/* Reads one struct ready from @fd, waiting at most WAIT_MS. */
-static int read_ready(int fd, struct ready *r)
-{
-	int err = ts_read_within(fd, r, sizeof(*r), WAIT_MS);
-
-	if (err)
-		return err;
-	if (r->n < 0)
-		return r->n;
-	return r->n > MAX_TIDS ? -E2BIG : 0;
 }
 
 /*
@@ -361,7 +344,7 @@ static int spawn(struct lab *l, enum kind what, int arg, struct kid **out)
 	l->nkids++;
 	*out = k;
 	close(ready[1]);
-	err = read_ready(ready[0], &k->r);
+	err = ts_read_ready(ready[0], &k->r, WAIT_MS);
 	close(ready[0]);
 	if (err)
 		memset(&k->r, 0, sizeof(k->r));
@@ -568,17 +551,6 @@ static const char *show(const struct cgroupstats *cs, char *buf, size_t size)
 	return buf;
 }
 
-/* Every field of the counts @got is @want's. */
-static void expect_counts(struct __test_metadata *_metadata,
-			  const struct cgroupstats *want, const struct cgroupstats *got)
-{
-	EXPECT_EQ(want->nr_sleeping, got->nr_sleeping);
-	EXPECT_EQ(want->nr_running, got->nr_running);
-	EXPECT_EQ(want->nr_stopped, got->nr_stopped);
-	EXPECT_EQ(want->nr_uninterruptible, got->nr_uninterruptible);
-	EXPECT_EQ(want->nr_io_wait, got->nr_io_wait);
-}
-
 /*
  * The check of every test: tallies the cgroup, asks for its counts and
  * tallies it again, until both tallies agree, the counts equal them and
@@ -614,8 +586,8 @@ static void expect_tally(struct __test_metadata *_metadata, struct lab *l)
 	       i > TRIES ? TRIES : i);
 	ASSERT_EQ(0, err) TH_LOG("tallying the cgroup: %s", strerror(-err));
 	ASSERT_TRUE(still) TH_LOG("the threads never held still across a request");
-	expect_counts(_metadata, &after, &cs);
-	expect_counts(_metadata, &want, &after);
+	ts_expect_counts(_metadata, &after, &cs);
+	ts_expect_counts(_metadata, &want, &after);
 }
 
 /* ------------------------------------------------------------- fixture */

@@ -117,6 +117,26 @@ int ts_mess_frozen_file(struct ts_mess *m, int *fd, const char **why)
 }
 
 /**
+ * ts_read_ready() - read the one message a kid sends once it is ready
+ * @fd: the read end of the kid's pipe
+ * @r: what it says
+ * @ms: how long to wait for it
+ *
+ * Return: 0, the kid's own -errno, -E2BIG for more threads than fit, or
+ * the error of the read (-ETIMEDOUT when nothing came in time).
+ */
+int ts_read_ready(int fd, struct ts_ready *r, int ms)
+{
+	int err = ts_read_within(fd, r, sizeof(*r), ms);
+
+	if (err)
+		return err;
+	if (r->n < 0)
+		return r->n;
+	return r->n > TS_KID_TIDS ? -E2BIG : 0;
+}
+
+/**
  * ts_mess_thaw() - thaw the file system ts_mess_freeze() froze, if any.
  * @m: the record
  *

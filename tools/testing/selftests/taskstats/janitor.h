@@ -14,6 +14,8 @@
 #ifndef TS_JANITOR_H
 #define TS_JANITOR_H
 
+#include <sys/types.h>
+
 #include "disks.h"
 
 #define TS_MESS_CGROUPS	8
@@ -31,6 +33,15 @@ struct ts_mess {
 	char tmp[64];			/* a directory of /tmp, removed last */
 };
 
+/* What a kid a test made tells it once it is ready. */
+#define TS_KID_TIDS	8
+struct ts_ready {
+	int n;			/* of tids, or -errno */
+	pid_t tid[TS_KID_TIDS];	/* leader first */
+	pid_t other;		/* a vfork child or zombie it made, or 0 */
+};
+
+int ts_read_ready(int fd, struct ts_ready *r, int ms);
 int ts_janitor_start(struct ts_mess *m);
 int ts_mess_cgroup(struct ts_mess *m, const char *path);
 int ts_mess_freeze(struct ts_mess *m, const char *dir);
