@@ -278,8 +278,8 @@ TEST_F_TIMEOUT(delay, direct_reads_from_disk_wait_in_blkio, 60)
 	 * often dequeued late, after its read was queued, and 6.12 stamps
 	 * such a wait on the wrong task (see the test below).
 	 */
-	if (!ts_kernel_dumps())
-		SKIP(return, TS_NO_DUMP "late dequeues lose their waits");
+	if (ts_kernel_unfixed())
+		SKIP(return, TS_UNFIXED "late dequeues lose their waits");
 	err = make_file(self, "ts-blkio", 1 << 20);
 	if (err == TS_DISK_CANNOT)
 		SKIP(return, "%s", self->scratch.why);
@@ -921,8 +921,8 @@ TEST_F_TIMEOUT(delay, thrashing_counts_again_after_accounting_flipped_mid_wait, 
 	int err, tries, kills = 0;
 	const char *why;
 
-	if (!ts_kernel_dumps())
-		SKIP(return, TS_NO_DUMP "in_thrashing left set");
+	if (ts_kernel_unfixed())
+		SKIP(return, TS_UNFIXED "in_thrashing left set");
 	why = swap_and_memcg(self, "20M", &err);
 	if (why)
 		SKIP(return, "%s", why);
@@ -1003,8 +1003,8 @@ TEST_F_TIMEOUT(delay, block_io_waits_of_a_task_dequeued_late_are_counted, 120)
 	pid_t rival;
 	int err;
 
-	if (!ts_kernel_dumps())
-		SKIP(return, TS_NO_DUMP "late dequeues lose their waits");
+	if (ts_kernel_unfixed())
+		SKIP(return, TS_UNFIXED "late dequeues lose their waits");
 	err = make_file(self, "ts-blkio-late", 2 << 20);
 	if (err == TS_DISK_CANNOT)
 		SKIP(return, "%s", self->scratch.why);

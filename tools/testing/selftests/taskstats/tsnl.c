@@ -1241,9 +1241,9 @@ int ts_as_nobody(int (*fn)(int fd, uint16_t family, pid_t other),
  * in CTRL_CMD_GETFAMILY's list of operations. Linux 6.12's own
  * implementation has no dump, and none of what this one builds on it
  * (reads without CAP_NET_ADMIN under the access rule, listener rules,
- * containers, counts of cgroup v2) nor the fixes of its known bugs:
- * tests of those skip on a kernel without the dump, with a reason that
- * starts "this kernel".
+ * containers, counts of cgroup v2): tests of those skip on a kernel
+ * without the dump, with a reason that starts "this kernel". So do the
+ * tests of bugs that only this implementation mends.
  *
  * Return: true if TASKSTATS_CMD_GET has a dump.
  */
@@ -1256,4 +1256,23 @@ bool ts_kernel_dumps(void)
 		close(fd);
 	}
 	return flags > 0 && (flags & GENL_CMD_CAP_DUMP);
+}
+
+/**
+ * ts_kernel_unfixed() - whether the kernel is declared to lack the fixes.
+ *
+ * The series opens with fixes of bugs of Linux 6.12's own implementation,
+ * for stable kernels. Their tests need nothing else of the series, and on
+ * a kernel without the fix they fail, as the test of a bug should. A run
+ * on a kernel known to lack them (the rig's reference: 6.12 as released)
+ * says so with TASKSTATS_UNFIXED=1 in the environment; those tests then
+ * skip, with a reason that starts "this kernel".
+ *
+ * Return: true if TASKSTATS_UNFIXED is set and is neither "" nor "0".
+ */
+bool ts_kernel_unfixed(void)
+{
+	const char *v = getenv("TASKSTATS_UNFIXED");
+
+	return v && *v && strcmp(v, "0");
 }
