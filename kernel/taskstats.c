@@ -974,7 +974,7 @@ static void group_walk(struct signal_struct *sig, struct taskstats *stats,
 	now_ns = ktime_get_ns();
 	__for_each_thread(sig, t) {
 		/* data_race(): the thread writes the other bits of the word. */
-		if (!t->exit_state && !data_race(t->taskstats_folded))
+		if (!t->exit_state && data_race(!t->taskstats_folded))
 			group_add_thread(stats, times, t, now_ns);
 	}
 }
