@@ -1071,7 +1071,7 @@ static void host_exit(const struct tsnl_exit *e, void *arg)
 /*
  * Whether the host's listener heard @name exit, once the target exited:
  * its record is queued before its pidfd turns readable (see heard() in
- * agent.c).
+ * agent_serve.c).
  */
 static bool host_heard(struct _test_data_heard *self, const char *name)
 {

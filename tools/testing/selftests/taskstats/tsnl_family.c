@@ -1,0 +1,157 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Generic netlink family introspection (CTRL_CMD_GETFAMILY): a family's
+ * id, its commands and their flags; and what the kernel under test offers
+ * the tests (ts_kernel_dumps(), ts_kernel_unfixed()).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "tsnl.h"
+#include "tsnl_internal.h"
+
+/*
+ * Resolves a genl family into @id; @buf (TSNL_BUF_SIZE) keeps the whole
+ * answer, whose CTRL_ATTR_OPS the callers read. Returns its length.
+ */
+static int tsnl_family_query(int fd, const char *name, uint16_t *id,
+			     char *buf)
+{
+	struct tsnl_msg m;
+	struct tsnl_iter it;
+	struct nlattr *na;
+	int n;
+
+	tsnl_msg_init(&m, GENL_ID_CTRL, CTRL_CMD_GETFAMILY, 0);
+	((struct genlmsghdr *)NLMSG_DATA(&m.nlh))->version = 1;
+	tsnl_put_str(&m, CTRL_ATTR_FAMILY_NAME, name);
+	n = tsnl_transact(fd, &m, buf, TSNL_BUF_SIZE);
+	if (n <= 0)
+		return n ? n : -EBADMSG;
+	it = tsnl_genl_attrs(buf, n);
+	while ((na = tsnl_next(&it))) {
+		if (na->nla_type == CTRL_ATTR_FAMILY_ID) {
+			memcpy(id, NLA_DATA(na), sizeof(*id));
+			return n;
+		}
+	}
+	return -EBADMSG;
+}
+
+/**
+ * tsnl_family() - resolve a generic netlink family name to its id.
+ *
+ * Return: 0, or the negative errno (-ENOENT when the family is absent).
+ */
+int tsnl_family(int fd, const char *name, uint16_t *id)
+{
+	static char buf[TSNL_BUF_SIZE];
+	int n = tsnl_family_query(fd, name, id, buf);
+
+	return n < 0 ? n : 0;
+}
+
+/**
+ * tsnl_family_op_flags() - the flags of command @op of the family @name.
+ * @fd: a generic netlink socket
+ * @name: the family's name
+ * @op: the command
+ *
+ * Return: its GENL_CMD_CAP_* and GENL_*_PERM flags, -ENOENT if the family
+ * has no such command, or another negative errno.
+ */
+int tsnl_family_op_flags(int fd, const char *name, int op)
+{
+	static char buf[TSNL_BUF_SIZE];
+	struct tsnl_iter it, ops, one;
+	struct nlattr *na, *op_na, *f;
+	uint16_t id;
+	int n = tsnl_family_query(fd, name, &id, buf);
+
+	if (n < 0)
+		return n;
+	it = tsnl_genl_attrs(buf, n);
+	while ((na = tsnl_next(&it))) {
+		if (na->nla_type != CTRL_ATTR_OPS)
+			continue;
+		ops = tsnl_attrs(NLA_DATA(na), na->nla_len - NLA_HDRLEN);
+		while ((op_na = tsnl_next(&ops))) {
+			uint32_t v, id = 0, flags = 0;
+
+			one = tsnl_attrs(NLA_DATA(op_na), op_na->nla_len - NLA_HDRLEN);
+			while ((f = tsnl_next(&one))) {
+				memcpy(&v, NLA_DATA(f), sizeof(v));
+				if (f->nla_type == CTRL_ATTR_OP_ID)
+					id = v;
+				else if (f->nla_type == CTRL_ATTR_OP_FLAGS)
+					flags = v;
+			}
+			if ((int)id == op)
+				return (int)(flags & 0x7fffffff);
+		}
+	}
+	return -ENOENT;
+}
+
+/**
+ * tsnl_family_has_op() - does the family @name implement command @op?
+ * @fd: a generic netlink socket
+ * @name: the family's name
+ * @op: the command
+ *
+ * Return: 1 if it does, 0 if not, or a negative errno.
+ */
+int tsnl_family_has_op(int fd, const char *name, int op)
+{
+	int flags = tsnl_family_op_flags(fd, name, op);
+
+	if (flags == -ENOENT)
+		return 0;
+	return flags < 0 ? flags : 1;
+}
+
+/**
+ * ts_kernel_dumps() - whether the kernel's TASKSTATS family can dump.
+ *
+ * The family says so itself: its GET command carries GENL_CMD_CAP_DUMP
+ * in CTRL_CMD_GETFAMILY's list of operations. Linux 6.12's own
+ * implementation has no dump, and none of what this one builds on it
+ * (reads without CAP_NET_ADMIN under the access rule, listener rules,
+ * containers, counts of cgroup v2): tests of those skip on a kernel
+ * without the dump, with a reason that starts "this kernel". So do the
+ * tests of bugs that only this implementation mends.
+ *
+ * Return: true if TASKSTATS_CMD_GET has a dump.
+ */
+bool ts_kernel_dumps(void)
+{
+	int fd = tsnl_open(), flags = -1;
+
+	if (fd >= 0) {
+		flags = tsnl_family_op_flags(fd, TASKSTATS_GENL_NAME, TASKSTATS_CMD_GET);
+		close(fd);
+	}
+	return flags > 0 && (flags & GENL_CMD_CAP_DUMP);
+}
+
+/**
+ * ts_kernel_unfixed() - whether the kernel is declared to lack the fixes.
+ *
+ * The series opens with fixes of bugs of Linux 6.12's own implementation,
+ * for stable kernels. Their tests need nothing else of the series, and on
+ * a kernel without the fix they fail, as the test of a bug should. A run
+ * on a kernel known to lack them (the rig's reference: 6.12 as released)
+ * says so with TASKSTATS_UNFIXED=1 in the environment; those tests then
+ * skip, with a reason that starts "this kernel".
+ *
+ * Return: true if TASKSTATS_UNFIXED is set and is neither "" nor "0".
+ */
+bool ts_kernel_unfixed(void)
+{
+	const char *v = getenv("TASKSTATS_UNFIXED");
+
+	return v && *v && strcmp(v, "0");
+}
