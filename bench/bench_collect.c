@@ -1,0 +1,199 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * collect: reading every task's record, (a) with one GET per /proc entry
+ * and (b) with one dump, by pid and by tgid; the time, counted syscalls
+ * and records of each. The dump here also serves cgroup.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bench.h"
+
+/* ------------------------------------------------------------------ collect */
+
+/* Starts a measurement: clears @m's counts; returns the start time. */
+static unsigned long long method_start(struct method *m)
+{
+	nr_syscalls = 0;
+	m->records = 0;
+	m->errors = 0;
+	m->err = 0;
+	return now_ns();
+}
+
+/* Ends a measurement started at @t0: its time and syscalls. */
+static void method_end(struct method *m, unsigned long long t0)
+{
+	m->ns = now_ns() - t0;
+	m->syscalls = nr_syscalls;
+}
+
+/* (a) One GET of @attr per numeric /proc entry. */
+static int collect_by_get(struct nl *nl, __u16 attr, struct method *m)
+{
+	static char buf[RXBUF_SIZE], dents[32768];
+	unsigned long long t0 = method_start(m);
+	struct dirent64 *d;
+	long n, off;
+	int fd, r;
+	char *end;
+	__u32 id;
+
+	fd = c_open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return fail("/proc");
+	while ((n = c_getdents64(fd, dents, sizeof(dents))) > 0) {
+		for (off = 0; off < n; off += d->d_reclen) {
+			d = (struct dirent64 *)(dents + off);
+			id = strtoul(d->d_name, &end, 10);
+			if (d->d_name[0] < '0' || d->d_name[0] > '9' || *end)
+				continue;
+			r = get_one(nl, attr, id, buf);
+			if (r > 0)
+				m->records += r;
+			else if (r == -ESRCH)
+				m->errors++;
+			else
+				return failx("GET of %u: %s", id, strerror(-r));
+		}
+	}
+	c_close(fd);
+	method_end(m, t0);
+	return n < 0 ? fail("getdents64 /proc") : 0;
+}
+
+/*
+ * (b) One dump request with at most one attribute (@attr 0: none, as
+ * nl_send() takes them); m->err says why it failed.
+ */
+int collect_by_dump(struct nl *nl, __u16 attr, const void *data, size_t len,
+		    struct method *m)
+{
+	static char buf[RXBUF_SIZE];
+	unsigned long long t0 = method_start(m);
+	__u16 flags = NLM_F_DUMP;
+	struct nlmsghdr *h;
+	int intr = 0, done = 0;
+	ssize_t n;
+
+	if (nl_send(nl, nl->family, flags, TASKSTATS_CMD_GET, attr, data, len))
+		return fail("sending the dump request");
+	while (!done) {
+		n = nl_recv(nl, buf, sizeof(buf));
+		if (n < 0)
+			return fail("receiving the dump");
+		for (h = (struct nlmsghdr *)buf; NLMSG_OK(h, n); h = NLMSG_NEXT(h, n)) {
+			if (h->nlmsg_flags & NLM_F_DUMP_INTR)
+				intr = 1;
+			if (h->nlmsg_type == NLMSG_DONE) {
+				if (h->nlmsg_len >= NLMSG_LENGTH(sizeof(int)))
+					memcpy(&m->err, NLMSG_DATA(h), sizeof(int));
+				done = 1;
+				break;
+			}
+			if (h->nlmsg_type == NLMSG_ERROR) {
+				m->err = nl_error(h);
+				if (m->err) {
+					done = 1;
+					break;
+				}
+			} else if (h->nlmsg_type == nl->family) {
+				m->records += count_records(h);
+			}
+		}
+	}
+	method_end(m, t0);
+	if (intr)
+		note("dump: NLM_F_DUMP_INTR set (the task list changed during the dump)");
+	return 0;
+}
+
+/* The RESULT lines of one method, named collect_<method>_<tasks>_*. */
+static void report_method(const char *method, long tasks, const struct method *m)
+{
+	resultf(m->ns, "ns", "collect_%s_%ld_time", method, tasks);
+	resultf(m->syscalls, "syscalls", "collect_%s_%ld_syscalls", method, tasks);
+	resultf(m->records, "records", "collect_%s_%ld_records", method, tasks);
+	if (m->errors)
+		note("collect %s: %ld tasks went away during the scan", method, m->errors);
+}
+
+/*
+ * Every method @reps times, after one untimed GET scan: the mean time, the
+ * syscalls and records of the last; @tasks names the results.
+ */
+static int run_collect(long tasks, long reps)
+{
+	static const struct {
+		const char *name;
+		int dump;
+		__u16 attr;
+	} methods[] = {
+		{ "pid", 0, TASKSTATS_CMD_ATTR_PID },
+		{ "dump", 1, 0 },
+		{ "tgid", 0, TASKSTATS_CMD_ATTR_TGID },
+		{ "dumptgid", 1, TASKSTATS_CMD_ATTR_DUMP_TGID },
+		{ NULL },
+	};
+	struct method m, sum;
+	int i, r = 0, ret = 0;
+	struct nl nl;
+	long rep;
+
+	if (nl_taskstats(&nl, 4 << 20))
+		return 1;
+	/* Warm the /proc dentries so the first method pays no extra. */
+	if (collect_by_get(&nl, TASKSTATS_CMD_ATTR_PID, &m)) {
+		close(nl.fd);
+		return 1;
+	}
+	for (i = 0; methods[i].name; i++) {
+		memset(&sum, 0, sizeof(sum));
+		for (rep = 0; rep < reps; rep++) {
+			if (methods[i].dump)
+				r = collect_by_dump(&nl, methods[i].attr, NULL, 0, &m);
+			else
+				r = collect_by_get(&nl, methods[i].attr, &m);
+			if (r || m.err)
+				break;
+			sum.ns += m.ns;
+		}
+		if (r) {
+			ret = 1;
+			status("error", "collect_%s_%ld", methods[i].name, tasks);
+			continue;
+		}
+		if (m.err) {
+			note("collect %s: the dump failed: %s", methods[i].name, strerror(-m.err));
+			if (m.err == -EINVAL || m.err == -EOPNOTSUPP) {
+				status("unsupported", "collect_%s_%ld", methods[i].name, tasks);
+			} else {
+				status("error", "collect_%s_%ld", methods[i].name, tasks);
+				ret = 1;
+			}
+			continue;
+		}
+		m.ns = sum.ns / reps;
+		report_method(methods[i].name, tasks, &m);
+	}
+	close(nl.fd);
+	return ret;
+}
+
+/* collect: every task's record by GETs and by dumps, with TASKS more processes. */
+int cmd_collect(const struct opts *o)
+{
+	long tasks = pick(o->tasks, 1000, 100, o), reps = pick(o->reps, 3, 1, o);
+	struct sleepers s;
+	int ret;
+
+	ret = sleepers_start(&s, tasks, "collect");
+	if (!ret)
+		ret = run_collect(tasks, reps);
+	sleepers_stop(&s, "collect");
+	return ret;
+}
