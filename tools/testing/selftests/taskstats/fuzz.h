@@ -179,6 +179,7 @@ struct fuzz {
 	__u64 deadline;
 	__u16 family;
 	bool series;		/* this series' kernel, not upstream's */
+	bool unfixed;		/* upstream's, declared without the fixes */
 	int get_maxattr;	/* TASKSTATS_CMD_GET's policy: the kernel's */
 	struct targets t;
 	int sock;

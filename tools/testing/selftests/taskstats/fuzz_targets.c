@@ -310,6 +310,7 @@ int setup_targets(struct fuzz *f, const struct opts *o, pid_t *spawn)
 	 * the attribute is ignored, whatever its size, like any unknown one.
 	 */
 	f->series = ts_kernel_dumps();
+	f->unfixed = ts_kernel_unfixed();
 	f->get_maxattr = f->series ? TASKSTATS_CMD_ATTR_MAX :
 			 TASKSTATS_CMD_ATTR_DEREGISTER_CPUMASK;
 	if (id != o->family)
