@@ -456,29 +456,6 @@ static int slow_reader(struct lab *l, struct kid **out, const char **why)
 
 /* -------------------------------------------------------------- counts */
 
-/* Counts a thread in state @s into @cs by the rule; @io: in I/O wait. */
-static void count_state(struct cgroupstats *cs, int s, bool io)
-{
-	switch (s) {
-	case 'R':
-		cs->nr_running++;
-		break;
-	case 'S':
-		cs->nr_sleeping++;
-		break;
-	case 'D':
-		if (io)
-			cs->nr_io_wait++;
-		else
-			cs->nr_uninterruptible++;
-		break;
-	case 'T':
-	case 't':
-		cs->nr_stopped++;
-		break;
-	}
-}
-
 /* The counts of what the test made, in the states it waited for. */
 static void made(const struct lab *l, struct cgroupstats *cs)
 {
@@ -487,8 +464,8 @@ static void made(const struct lab *l, struct cgroupstats *cs)
 		const struct kid *k = &l->kids[i];
 
 		for (int j = 0; j < k->r.n; j++)
-			count_state(cs, j ? kinds[k->kind].state : k->state, k->kind == READER);
-		count_state(cs, kinds[k->kind].other, false);
+			ts_count_state(cs, j ? kinds[k->kind].state : k->state, k->kind == READER);
+		ts_count_state(cs, kinds[k->kind].other, false);
 	}
 }
 
@@ -524,31 +501,11 @@ static int tally(const struct lab *l, struct cgroupstats *cs, char *seen, int si
 		s = ts_proc_state(tid);
 		if (s < 0)
 			return s == -ENOENT ? -ESRCH : s;
-		count_state(cs, s, s == 'D' && is_reader(l, tid));
+		ts_count_state(cs, s, s == 'D' && is_reader(l, tid));
 		if (seen && len < size)
 			len += snprintf(seen + len, size - len, " %ld:%c", tid, s);
 	}
 	return 0;
-}
-
-static bool same_counts(const struct cgroupstats *a, const struct cgroupstats *b)
-{
-	return a->nr_sleeping == b->nr_sleeping && a->nr_running == b->nr_running &&
-	       a->nr_stopped == b->nr_stopped &&
-	       a->nr_uninterruptible == b->nr_uninterruptible &&
-	       a->nr_io_wait == b->nr_io_wait;
-}
-
-#define COUNTS_FMT	"sleeping %llu running %llu stopped %llu uninterruptible %llu io_wait %llu"
-
-static const char *show(const struct cgroupstats *cs, char *buf, size_t size)
-{
-	snprintf(buf, size, COUNTS_FMT,
-		 (unsigned long long)cs->nr_sleeping, (unsigned long long)cs->nr_running,
-		 (unsigned long long)cs->nr_stopped,
-		 (unsigned long long)cs->nr_uninterruptible,
-		 (unsigned long long)cs->nr_io_wait);
-	return buf;
 }
 
 /*
@@ -575,14 +532,14 @@ static void expect_tally(struct __test_metadata *_metadata, struct lab *l)
 		ASSERT_EQ(1, n) TH_LOG("no counts: %s", n ? strerror(-n) : "an ack alone");
 		if (!err)
 			err = tally(l, &after, seen, sizeof(seen));
-		still = !err && same_counts(&before, &after);
-		if (still && same_counts(&after, &cs) && same_counts(&after, &want))
+		still = !err && ts_same_counts(&before, &after);
+		if (still && ts_same_counts(&after, &cs) && ts_same_counts(&after, &want))
 			break;
 	}
 	TH_LOG("threads (tid:state):%s", seen[0] ? seen : " none");
-	TH_LOG("made:   %s", show(&want, buf[0], sizeof(buf[0])));
-	TH_LOG("tally:  %s", show(&after, buf[1], sizeof(buf[1])));
-	TH_LOG("counts: %s, at request %d", show(&cs, buf[2], sizeof(buf[2])),
+	TH_LOG("made:   %s", ts_show_counts(&want, buf[0], sizeof(buf[0])));
+	TH_LOG("tally:  %s", ts_show_counts(&after, buf[1], sizeof(buf[1])));
+	TH_LOG("counts: %s, at request %d", ts_show_counts(&cs, buf[2], sizeof(buf[2])),
 	       i > TRIES ? TRIES : i);
 	ASSERT_EQ(0, err) TH_LOG("tallying the cgroup: %s", strerror(-err));
 	ASSERT_TRUE(still) TH_LOG("the threads never held still across a request");

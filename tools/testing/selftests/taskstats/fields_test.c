@@ -2,7 +2,9 @@
 /*
  * Basic accounting fields of struct taskstats, each compared with what the
  * test made its child do or with an independent source (wait(2) status,
- * getrusage(2), /proc, stat(2), the clock).
+ * getrusage(2), /proc, stat(2), the clock). What the children run and
+ * what is read of /proc are fields_child.c's; the record of a core dump
+ * is core_dump_test.c's.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -28,21 +30,12 @@
 
 #include "../kselftest_harness.h"
 #include "disks.h"
+#include "fields_child.h"
 #include "tsnl.h"
-
-#define PAGE	4096
 
 #ifndef OVERLAYFS_SUPER_MAGIC
 #define OVERLAYFS_SUPER_MAGIC	0x794c7630
 #endif
-
-static uint64_t now_us(clockid_t clk)
-{
-	struct timespec t;
-
-	clock_gettime(clk, &t);
-	return t.tv_sec * 1000000ULL + t.tv_nsec / 1000;
-}
 
 FIXTURE(fields) {
 	int fd;
@@ -69,47 +62,6 @@ FIXTURE_TEARDOWN(fields)
 		     self->cpus);
 	close(self->fd);
 	ts_disk_drop(&self->disk);
-}
-
-static void idle(void *arg)
-{
-}
-
-static int exit_with(void *arg)
-{
-	return (long)arg;
-}
-
-static int kill_self(void *arg)
-{
-	signal((long)arg, SIG_DFL);
-	raise((long)arg);
-	return 99;
-}
-
-static int exec_true(void *arg)
-{
-	execl("/bin/true", "true", NULL);
-	return 127;
-}
-
-static int renice(void *arg)
-{
-	if (setpriority(PRIO_PROCESS, 0, (long)arg))
-		return 1;
-	return 0;
-}
-
-static int set_name(void *arg)
-{
-	return prctl(PR_SET_NAME, arg) ? 1 : 0;
-}
-
-static int set_ids(void *arg)
-{
-	if (setresgid(2345, 2345, 2345) || setresuid(1234, 1234, 1234))
-		return 1;
-	return 0;
 }
 
 TEST_F(fields, exit_n_is_reported_as_its_wait_status)
@@ -309,12 +261,6 @@ TEST_F(policy, sched_is_the_policy_the_child_chose)
 	EXPECT_EQ(variant->policy, ts.ac_sched);
 }
 
-static int sleep_then_exit(void *arg)
-{
-	usleep((long)arg);
-	return 0;
-}
-
 TEST_F(fields, etime_lies_within_the_parents_view_of_the_childs_life)
 {
 	struct taskstats ts;
@@ -327,50 +273,6 @@ TEST_F(fields, etime_lies_within_the_parents_view_of_the_childs_life)
 	       (unsigned long long)(t1 - t0));
 	EXPECT_LE(200000ULL, ts.ac_etime);
 	EXPECT_GE(t1 - t0, ts.ac_etime);
-}
-
-/* Field @field (numbered from 1 as in proc(5)) of /proc/PID/stat. */
-static int proc_stat_field(pid_t pid, int field, unsigned long long *val)
-{
-	char path[64], buf[1024], *p;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-	if (ts_read_file(path, buf, sizeof(buf)) < 0)
-		return -1;
-	/* The comm (field 2) may hold spaces: field 3 follows its ") ". */
-	p = strrchr(buf, ')');
-	for (int f = 2; p && f < field; f++)
-		p = strchr(p + 1, ' ');
-	if (!p || sscanf(p + 1, "%llu", val) != 1)
-		return -1;
-	return 0;
-}
-
-/* The number after "@key:" in /proc/PID/status. */
-static int proc_status_field(pid_t pid, const char *key, uint64_t *val)
-{
-	char path[64];
-
-	snprintf(path, sizeof(path), "/proc/%d/status", pid);
-	return ts_proc_field(path, key, val);
-}
-
-/* Start time = boot time (/proc/stat btime) + starttime of /proc/PID/stat. */
-static int proc_start(pid_t pid, uint64_t *start)
-{
-	char buf[4096], *p;
-	unsigned long long ticks, btime = 0;
-
-	if (ts_read_file("/proc/stat", buf, sizeof(buf)) < 0)
-		return -1;
-	p = strstr(buf, "\nbtime ");
-	if (!p)
-		return -1;
-	btime = strtoull(p + 7, NULL, 10);
-	if (proc_stat_field(pid, 22, &ticks))
-		return -1;
-	*start = btime + ticks / sysconf(_SC_CLK_TCK);
-	return 0;
 }
 
 TEST_F(fields, btime_agrees_with_proc_starttime_within_two_seconds)
@@ -408,81 +310,6 @@ TEST_F(fields, a_single_threaded_processs_tgetime_is_its_etime)
 	EXPECT_EQ(ts.ac_etime, ts.ac_tgetime);
 	EXPECT_LE(200000ULL, ts.ac_tgetime);
 	EXPECT_GE(t1 - t0, ts.ac_tgetime);
-}
-
-/*
- * CLOCK_MONOTONIC readings (us) of a two-threaded child, in a shared
- * mapping. The kernel stamps task start times with ktime_get_ns(), the
- * same clock: the leader started between the parent's fork() and @start,
- * the thread between @before_create and @after_create.
- */
-struct tg_clock {
-	pid_t tid;
-	bool leader_gone;
-	uint64_t start;
-	uint64_t before_create;
-	uint64_t after_create;
-	uint64_t thread_end;
-};
-
-#define TG_LEADER_ALONE	200000	/* us the leader lives before the thread */
-#define TG_THREAD_LIFE	100000	/* us the thread sleeps */
-
-static void *thread_sleeps_then_ends(void *arg)
-{
-	struct tg_clock *c = arg;
-
-	c->tid = syscall(SYS_gettid);
-	usleep(TG_THREAD_LIFE);
-	c->thread_end = now_us(CLOCK_MONOTONIC);
-	return NULL;
-}
-
-/* Ends the process once the leader is a zombie: this thread is its last. */
-static void *thread_outlives_its_leader(void *arg)
-{
-	struct tg_clock *c = arg;
-
-	c->tid = syscall(SYS_gettid);
-	for (int i = 0; i < 10000 && ts_proc_state(getpid()) != 'Z'; i++)
-		usleep(1000);
-	c->leader_gone = ts_proc_state(getpid()) == 'Z';
-	usleep(TG_THREAD_LIFE);
-	c->thread_end = now_us(CLOCK_MONOTONIC);
-	_exit(0);
-}
-
-static void run_two_threads(struct tg_clock *c, bool leader_first)
-{
-	pthread_t t;
-
-	c->start = now_us(CLOCK_MONOTONIC);
-	usleep(TG_LEADER_ALONE);
-	c->before_create = now_us(CLOCK_MONOTONIC);
-	if (pthread_create(&t, NULL, leader_first ? thread_outlives_its_leader :
-			   thread_sleeps_then_ends, c))
-		_exit(1);
-	c->after_create = now_us(CLOCK_MONOTONIC);
-	if (leader_first)
-		pthread_exit(NULL);
-	pthread_join(t, NULL);
-	_exit(0);
-}
-
-struct exit_of {
-	pid_t pid;
-	bool seen;
-	struct taskstats ts;
-};
-
-static void match_exit(const struct tsnl_exit *e, void *arg)
-{
-	struct exit_of *x = arg;
-
-	if (e->have_pid && e->pid == (uint32_t)x->pid) {
-		x->seen = true;
-		x->ts = e->pid_ts;
-	}
 }
 
 /*
@@ -572,18 +399,6 @@ TEST_F(fields, the_last_thread_reports_its_processs_lifetime_after_the_leader_ex
 }
 
 /*
- * ac_exe_dev is huge_encode_dev() of the executable's super block, the
- * kernel's "new" dev_t encoding (minor bits 0-7, major 8-19, the rest of
- * the minor 20-31), whatever encoding the C library uses for st_dev.
- */
-static uint64_t kernel_dev(dev_t dev)
-{
-	uint64_t ma = major(dev), mi = minor(dev);
-
-	return (mi & 0xff) | (ma << 8) | ((mi & ~0xffULL) << 12);
-}
-
-/*
  * Whether the file @path names is on overlayfs: a record names the file
  * underneath (the open file's inode), stat(2) the stacked one, and they
  * cannot be compared.
@@ -667,59 +482,6 @@ TEST_F(fields, a_child_that_did_not_exec_exits_with_its_parents_executable)
 	EXPECT_EQ((uint64_t)exe.st_ino, ts.ac_exe_inode);
 }
 
-/* CPU time the calling thread has used (sum_exec_runtime), in us. */
-static uint64_t cpu_us(void)
-{
-	return now_us(CLOCK_THREAD_CPUTIME_ID);
-}
-
-/*
- * Spins in user space until the thread has used @us more CPU time. The
- * clock is a system call: read once per 2^20 iterations (milliseconds,
- * even emulated), it adds well under 1% of system time.
- */
-static void spin_user(uint64_t us)
-{
-	uint64_t end = cpu_us() + us;
-	unsigned long x = 0;
-
-	while (cpu_us() < end)
-		for (int i = 0; i < 1 << 20; i++)
-			__asm__ __volatile__("" : "+r" (x));
-}
-
-/* Reads /dev/zero, all clear_user() in the kernel, for @us of CPU time. */
-static int read_zeros(uint64_t us)
-{
-	uint64_t end = cpu_us() + us;
-	static char buf[64 << 10];
-	int fd = open("/dev/zero", O_RDONLY);
-
-	if (fd < 0)
-		return 1;
-	while (cpu_us() < end)
-		for (int i = 0; i < 8; i++)
-			if (read(fd, buf, sizeof(buf)) != sizeof(buf))
-				return 1;
-	close(fd);
-	return 0;
-}
-
-#define USER_US		450000
-#define SYSTEM_US	150000
-
-/* Three parts of CPU time in user space, then one in the kernel. */
-static int user_then_system(void *arg)
-{
-	spin_user(USER_US);
-	return read_zeros(SYSTEM_US);
-}
-
-static uint64_t tv_us(struct timeval a, struct timeval b)
-{
-	return (b.tv_sec - a.tv_sec) * 1000000ULL + b.tv_usec - a.tv_usec;
-}
-
 TEST_F(fields, cpu_times_agree_with_getrusage_of_the_reaped_child)
 {
 	uint64_t ru_user, ru_sys, ru, user, acct, run, after_run, slack;
@@ -793,20 +555,6 @@ TEST_F(fields, cpu_times_agree_with_getrusage_of_the_reaped_child)
 	EXPECT_LE(user * ru, ru_user * (acct + slack));
 }
 
-#define TOUCH_PAGES	1024
-
-static void touch_new_pages(void *arg)
-{
-	char *p = mmap(NULL, TOUCH_PAGES * PAGE, PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-
-	if (p == MAP_FAILED)
-		_exit(3);
-	madvise(p, TOUCH_PAGES * PAGE, MADV_NOHUGEPAGE);
-	for (int i = 0; i < TOUCH_PAGES; i++)
-		p[i * PAGE] = 1;
-}
-
 /*
  * A GET of a sleeping worker's record, its fault counts in /proc/PID/stat
  * (fields 10 and 12: the task's min_flt and maj_flt, the worker having
@@ -878,31 +626,6 @@ TEST_F(fields, touching_new_pages_counts_a_minor_fault_each)
 	EXPECT_EQ(a.ts.ac_majflt, b.ts.ac_majflt);
 }
 
-static unsigned char cold_sum;
-
-struct cold_file {
-	char path[256];
-	size_t size;
-};
-
-static void touch_cold_file(void *arg)
-{
-	struct cold_file *cf = arg;
-	int fd = open(cf->path, O_RDONLY);
-	char *p;
-
-	if (fd < 0)
-		_exit(3);
-	p = mmap(NULL, cf->size, PROT_READ, MAP_SHARED, fd, 0);
-	if (p == MAP_FAILED)
-		_exit(4);
-	madvise(p, cf->size, MADV_RANDOM);
-	for (size_t i = 0; i < cf->size; i += PAGE)
-		cold_sum += p[i];
-	munmap(p, cf->size);
-	close(fd);
-}
-
 TEST_F(fields, faulting_in_a_cold_file_counts_major_faults)
 {
 	struct cold_file cf = { .size = 4 << 20 };
@@ -941,13 +664,6 @@ TEST_F(fields, faulting_in_a_cold_file_counts_major_faults)
 	EXPECT_GE(pages + FAULT_SLACK, maj + min);
 }
 
-static int sleep_often(void *arg)
-{
-	for (long i = 0; i < (long)arg; i++)
-		usleep(1000);
-	return 0;
-}
-
 TEST_F(fields, context_switches_agree_with_getrusage)
 {
 	struct rusage before, after;
@@ -975,33 +691,6 @@ TEST_F(fields, context_switches_agree_with_getrusage)
 	EXPECT_LE((uint64_t)nv, ts.nvcsw + 3);
 	EXPECT_GE((uint64_t)niv, ts.nivcsw);
 	EXPECT_LE((uint64_t)niv, ts.nivcsw + 5);
-}
-
-/* Spins in user space until the thread has used @arg us more CPU time. */
-static void spin_for(void *arg)
-{
-	spin_user((long)arg);
-}
-
-static int first_allowed_cpu(void)
-{
-	cpu_set_t set;
-
-	if (sched_getaffinity(0, sizeof(set), &set))
-		return -1;
-	for (int cpu = 0; cpu < CPU_SETSIZE; cpu++)
-		if (CPU_ISSET(cpu, &set))
-			return cpu;
-	return -1;
-}
-
-static int pin(pid_t pid, int cpu)
-{
-	cpu_set_t set;
-
-	CPU_ZERO(&set);
-	CPU_SET(cpu, &set);
-	return sched_setaffinity(pid, sizeof(set), &set);
 }
 
 /*
@@ -1075,80 +764,6 @@ TEST_F(fields, a_task_sharing_its_cpu_with_a_spinner_counts_involuntary_switches
 	EXPECT_GE(b.niv[1], b.ts.nivcsw);
 	EXPECT_LE(b.nv[0], b.ts.nvcsw);
 	EXPECT_GE(b.nv[1], b.ts.nvcsw);
-}
-
-FIXTURE(core) {
-	int fd;
-	uint16_t family;
-	char cpus[256];
-	char dir[64];
-	char old_pattern[512];
-	bool saved;
-};
-
-FIXTURE_SETUP(core)
-{
-	char pattern[128];
-	int err;
-
-	err = ts_listener_open(&self->fd, &self->family, self->cpus, sizeof(self->cpus));
-	ASSERT_LE(0, self->fd);
-	if (!self->family)
-		SKIP(return, "no TASKSTATS family");
-	ASSERT_EQ(0, err);
-	err = ts_read_file("/proc/sys/kernel/core_pattern", self->old_pattern,
-			   sizeof(self->old_pattern));
-	if (err == -ENOENT)
-		SKIP(return, "the kernel has no core dumps (CONFIG_COREDUMP)");
-	ASSERT_LT(0, err);
-	self->saved = true;
-	snprintf(self->dir, sizeof(self->dir), "/tmp/ts-core.XXXXXX");
-	ASSERT_NE(NULL, mkdtemp(self->dir));
-	snprintf(pattern, sizeof(pattern), "%s/core", self->dir);
-	ASSERT_EQ(0, ts_write_file("/proc/sys/kernel/core_pattern", pattern));
-}
-
-FIXTURE_TEARDOWN(core)
-{
-	char path[128];
-
-	if (self->saved)
-		ts_write_file("/proc/sys/kernel/core_pattern", self->old_pattern);
-	if (self->dir[0]) {
-		snprintf(path, sizeof(path), "%s/core", self->dir);
-		unlink(path);
-		rmdir(self->dir);
-	}
-	close(self->fd);
-}
-
-static int dump_core(void *arg)
-{
-	struct rlimit rl = { RLIM_INFINITY, RLIM_INFINITY };
-
-	if (setrlimit(RLIMIT_CORE, &rl))
-		return 1;
-	prctl(PR_SET_DUMPABLE, 1);
-	signal(SIGQUIT, SIG_DFL);
-	raise(SIGQUIT);
-	return 2;
-}
-
-TEST_F(core, a_core_dump_is_reported_with_acore_and_0x80)
-{
-	struct taskstats ts;
-	int status;
-
-	status = ts_run_child(self->fd, dump_core, NULL, &ts, NULL);
-	tsnl_cpumask(self->fd, self->family, TASKSTATS_CMD_ATTR_DEREGISTER_CPUMASK,
-		     self->cpus);
-	ASSERT_NE(-1, status);
-	ASSERT_TRUE(WIFSIGNALED(status));
-	if (!WCOREDUMP(status))
-		SKIP(return, "the kernel wrote no core file (core dumps unavailable)");
-	EXPECT_EQ((uint32_t)(SIGQUIT | 0x80), ts.ac_exitcode);
-	EXPECT_EQ((uint32_t)status, ts.ac_exitcode);
-	EXPECT_EQ(ACORE | AXSIG, ts.ac_flag & (ACORE | AXSIG));
 }
 
 TEST_HARNESS_MAIN
