@@ -11,7 +11,7 @@
  * CLOCK_REALTIME window. Each test bounds its count by what the workload
  * did or by the kernel's own counters of the events a delay needs
  * (/proc/vmstat, memory.events, /proc/stat), so a class counted twice
- * fails.
+ * fails. Accounting switched off: nodelay_test.c.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -20,54 +20,18 @@
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include <sys/klog.h>
-#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/swap.h>
 #include <sys/wait.h>
 
 #include "../kselftest_harness.h"
+#include "delay_work.h"
 #include "disks.h"
 #include "tsnl.h"
-
-#define PAGE		4096
-#define DELAYACCT	"/proc/sys/kernel/task_delayacct"
-
-static uint64_t now_ns(clockid_t clk)
-{
-	struct timespec t;
-
-	clock_gettime(clk, &t);
-	return t.tv_sec * 1000000000ULL + t.tv_nsec;
-}
-
-/*
- * The set-up of both fixtures: an exit listener on every possible CPU
- * (see ts_listener_open()), and kernel.task_delayacct saved in @old, then
- * set to @on.
- *
- * Return: false if the test was skipped.
- */
-static bool listen_with_delayacct(struct __test_metadata *_metadata, int *fd,
-				  uint16_t *family, char *cpus, int cpus_size,
-				  char *old, int old_size, const char *on)
-{
-	int err = ts_listener_open(fd, family, cpus, cpus_size);
-
-	ASSERT_LE(0, *fd);
-	if (!*family)
-		SKIP(return false, "no TASKSTATS family");
-	ASSERT_EQ(0, err);
-	if (ts_read_file(DELAYACCT, old, old_size) < 0)
-		SKIP(return false, "no %s: kernel without CONFIG_TASK_DELAY_ACCT", DELAYACCT);
-	ASSERT_EQ(0, ts_write_file(DELAYACCT, on));
-	return true;
-}
 
 FIXTURE(delay) {
 	int fd;
@@ -85,10 +49,16 @@ FIXTURE(delay) {
 
 FIXTURE_SETUP(delay)
 {
-	if (listen_with_delayacct(_metadata, &self->fd, &self->family, self->cpus,
-				  sizeof(self->cpus), self->old_delayacct,
-				  sizeof(self->old_delayacct), "1"))
-		self->t0 = now_ns(CLOCK_REALTIME);
+	const char *why;
+	int err;
+
+	why = listen_with_delayacct(&self->fd, &self->family, self->cpus,
+				    sizeof(self->cpus), self->old_delayacct,
+				    sizeof(self->old_delayacct), "1", &err);
+	if (why)
+		SKIP(return, "%s", why);
+	ASSERT_EQ(0, err);
+	self->t0 = now_ns(CLOCK_REALTIME);
 }
 
 FIXTURE_TEARDOWN(delay)
@@ -104,27 +74,6 @@ FIXTURE_TEARDOWN(delay)
 		unlink(self->file);
 	ts_disk_drop(&self->scratch);
 	close(self->fd);
-}
-
-struct void_job {
-	void (*fn)(void *arg);
-	void *arg;
-};
-
-static int run_void(void *arg)
-{
-	struct void_job *j = arg;
-
-	j->fn(j->arg);
-	return 0;
-}
-
-/* Runs @fn in a child, returns 0 with its exit record if it exited 0. */
-static int run_child(int nl, void (*fn)(void *), void *arg, struct taskstats *ts)
-{
-	struct void_job j = { fn, arg };
-
-	return ts_run_child(nl, run_void, &j, ts, NULL) ? -1 : 0;
 }
 
 /* Checks class @cls of the struct taskstats named ts in the caller. */
@@ -182,24 +131,6 @@ static void check_class(struct __test_metadata *_metadata, struct _test_data_del
 	EXPECT_GE(t1, at);
 }
 
-static void pin(int cpu)
-{
-	cpu_set_t set;
-
-	CPU_ZERO(&set);
-	CPU_SET(cpu, &set);
-	sched_setaffinity(0, sizeof(set), &set);
-}
-
-static void spin(void *arg)
-{
-	uint64_t end = now_ns(CLOCK_MONOTONIC) + (long)arg * 1000000ULL;
-
-	pin(0);
-	while (now_ns(CLOCK_MONOTONIC) < end)
-		;
-}
-
 TEST_F_TIMEOUT(delay, two_spinners_on_one_cpu_wait_for_it_half_the_time, 60)
 {
 	struct taskstats ts;
@@ -223,22 +154,6 @@ TEST_F_TIMEOUT(delay, two_spinners_on_one_cpu_wait_for_it_half_the_time, 60)
 	EXPECT_LE(wall / 5, ts.cpu_delay_total);
 	EXPECT_GE(wall * 4 / 5, ts.cpu_delay_total);
 	EXPECT_LT(0ULL, ts.cpu_run_virtual_total);
-}
-
-#define DIRECT_READS	64
-
-static void direct_reads(void *arg)
-{
-	const char *path = arg;
-	void *buf;
-	int fd = open(path, O_RDONLY | O_DIRECT);
-
-	if (fd < 0 || posix_memalign(&buf, PAGE, PAGE))
-		_exit(5);
-	for (int i = 0; i < DIRECT_READS; i++)
-		if (pread(fd, buf, PAGE, (off_t)i * PAGE * 3) != PAGE)
-			_exit(6);
-	close(fd);
 }
 
 /*
@@ -299,30 +214,6 @@ TEST_F_TIMEOUT(delay, direct_reads_from_disk_wait_in_blkio, 60)
 	EXPECT_GE(ts.nvcsw, ts.blkio_count);
 }
 
-#define COW_PAGES	256
-
-/* Touches pages, forks a holder of them, then writes: one COW copy each. */
-static void cow_after_fork(void *arg)
-{
-	char *p = mmap(NULL, COW_PAGES * PAGE, PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	pid_t holder;
-
-	if (p == MAP_FAILED)
-		_exit(5);
-	madvise(p, COW_PAGES * PAGE, MADV_NOHUGEPAGE);
-	memset(p, 1, COW_PAGES * PAGE);
-	holder = fork();
-	if (holder == 0) {
-		pause();
-		_exit(0);
-	}
-	for (int i = 0; i < COW_PAGES; i++)
-		p[i * PAGE] = 2;
-	kill(holder, SIGKILL);
-	waitpid(holder, NULL, 0);
-}
-
 TEST_F(delay, writing_pages_shared_with_a_fork_waits_in_wpcopy)
 {
 	struct taskstats ts;
@@ -337,34 +228,6 @@ TEST_F(delay, writing_pages_shared_with_a_fork_waits_in_wpcopy)
 	EXPECT_LE((uint64_t)COW_PAGES, ts.wpcopy_count);
 	EXPECT_GE(COW_PAGES + 64ULL, ts.wpcopy_count);
 	EXPECT_GE(ts.ac_minflt + ts.ac_majflt, ts.wpcopy_count);
-}
-
-/*
- * CPU @cpu's time in hard interrupts in *@hard and in soft ones in *@soft
- * (/proc/stat), in clock ticks. Return: 0, or -1 if there is no such CPU.
- */
-static int cpu_irq_ticks(int cpu, int64_t *hard, int64_t *soft)
-{
-	static char buf[16384];
-	char name[16], *line, *save = NULL;
-
-	snprintf(name, sizeof(name), "cpu%d", cpu);
-	if (ts_read_file("/proc/stat", buf, sizeof(buf)) < 0)
-		return -1;
-	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		unsigned long long v[7];
-		char key[16];
-
-		/* cpuN user nice system idle iowait irq softirq ... */
-		if (sscanf(line, "%15s %llu %llu %llu %llu %llu %llu %llu", key, &v[0],
-			   &v[1], &v[2], &v[3], &v[4], &v[5], &v[6]) == 8 &&
-		    !strcmp(key, name)) {
-			*hard = v[5];
-			*soft = v[6];
-			return 0;
-		}
-	}
-	return -1;
 }
 
 /*
@@ -420,36 +283,6 @@ static int make_memcg(struct _test_data_delay *self, const char *max)
 	return ts_write_file(path, max);
 }
 
-/* The @event count of the test's memory cgroup (memory.events), or -1. */
-static int64_t memcg_event(struct _test_data_delay *self, const char *event)
-{
-	char path[sizeof(self->cgroup) + 32], buf[512];
-
-	snprintf(path, sizeof(path), "%s/memory.events", self->cgroup);
-	if (ts_read_file(path, buf, sizeof(buf)) < 0)
-		return -1;
-	return ts_keyed_value(buf, event);
-}
-
-/* The oom_kill count of the test's memory cgroup, or -1. */
-static int memcg_oom_kills(struct _test_data_delay *self)
-{
-	return memcg_event(self, "oom_kill");
-}
-
-/*
- * The events a wait of a memory class needs, counted by the kernel apart
- * from delay accounting; as counters, or the growth over a window.
- */
-struct mm_events {
-	int64_t pswpin;		/* pages read from swap devices */
-	int64_t zswpin;		/* pages loaded from zswap (none without it) */
-	int64_t restore;	/* refaults of working-set pages, anon and file */
-	int64_t memcg_restore;	/* the same, of the test cgroup's pages */
-	int64_t allocstall;	/* direct reclaims outside cgroups, all zones */
-	int64_t memcg_max;	/* the test cgroup's reclaims at its memory.max */
-};
-
 /*
  * Reads the counters: /proc/vmstat, its per-CPU parts folded first
  * (vm.stat_refresh) so that none is missing, and the test cgroup's
@@ -473,7 +306,7 @@ static void mm_events_read(struct __test_metadata *_metadata,
 	file = ts_keyed_value(buf, "workingset_restore_file");
 	e->restore = anon < 0 || file < 0 ? -1 : anon + file;
 	e->allocstall = ts_keyed_value(buf, "allocstall_");
-	e->memcg_max = memcg_event(self, "max");
+	e->memcg_max = memcg_event(self->cgroup, "max");
 	snprintf(path, sizeof(path), "%s/memory.stat", self->cgroup);
 	ASSERT_LT(0, ts_read_file(path, buf, sizeof(buf)));
 	anon = ts_keyed_value(buf, "workingset_restore_anon");
@@ -484,29 +317,6 @@ static void mm_events_read(struct __test_metadata *_metadata,
 	ASSERT_LE(0, e->allocstall);
 	ASSERT_LE(0, e->memcg_max);
 	ASSERT_LE(0, e->memcg_restore);
-}
-
-/* @e becomes its growth since @before. */
-static void mm_events_since(struct mm_events *e, const struct mm_events *before)
-{
-	e->pswpin -= before->pswpin;
-	e->zswpin -= before->zswpin;
-	e->restore -= before->restore;
-	e->memcg_restore -= before->memcg_restore;
-	e->allocstall -= before->allocstall;
-	e->memcg_max -= before->memcg_max;
-}
-
-/*
- * Memory reclaim by a task, a freepages wait each, is direct reclaim:
- * either at its cgroup's memory.max (try_charge_memcg() raises the
- * cgroup's "max" event before each) or outside cgroups (counted in
- * allocstall, each). One reclaim that frees nothing tries again, up to
- * three more times (do_try_to_free_pages()), within the same "max".
- */
-static int64_t reclaims(const struct mm_events *e)
-{
-	return e->memcg_max + e->allocstall;
 }
 
 /* The growth of the memory events over a run of @fn(@job) in a child. */
@@ -537,63 +347,13 @@ static int run_counted(struct __test_metadata *_metadata,
 static bool oom_killed_since(struct __test_metadata *_metadata,
 			     struct _test_data_delay *self, int *kills, int run)
 {
-	int now = memcg_oom_kills(self);
+	int now = memcg_oom_kills(self->cgroup);
 
 	if (now <= *kills)
 		return false;
 	*kills = now;
 	TH_LOG("run %d: the child was OOM-killed; running it again", run);
 	return true;
-}
-
-static void join(const char *cgroup)
-{
-	char path[400];
-
-	snprintf(path, sizeof(path), "%s/cgroup.procs", cgroup);
-	if (ts_write_file(path, "0"))
-		_exit(7);
-}
-
-struct mem_job {
-	const char *cgroup;
-	const char *file;
-	size_t size;
-	int passes;
-};
-
-/* Reads a file @passes times inside the cgroup, through the page cache. */
-static void read_file_in_memcg(void *arg)
-{
-	struct mem_job *j = arg;
-	static char buf[1 << 16];
-
-	join(j->cgroup);
-	for (int pass = 0; pass < j->passes; pass++) {
-		int fd = open(j->file, O_RDONLY);
-
-		if (fd < 0)
-			_exit(5);
-		while (read(fd, buf, sizeof(buf)) > 0)
-			;
-		close(fd);
-	}
-}
-
-/* Touches @size bytes of anonymous memory inside the cgroup, @passes times. */
-static void touch_anon_in_memcg(void *arg)
-{
-	struct mem_job *j = arg;
-	char *p;
-
-	join(j->cgroup);
-	p = mmap(NULL, j->size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (p == MAP_FAILED)
-		_exit(5);
-	madvise(p, j->size, MADV_NOHUGEPAGE);
-	for (int pass = 0; pass < j->passes; pass++)
-		for (size_t i = 0; i < j->size; i += PAGE)
-			p[i] += 1;
 }
 
 #define FILE_SIZE	(48 << 20)
@@ -670,18 +430,6 @@ static const char *anon_through_swap(struct __test_metadata *_metadata,
 }
 
 /*
- * How many thrashing waits @restores refaults of working-set pages allow:
- * each such page's read is one (swap_read_folio(), or the read-ahead of
- * a file), and a fault waiting for it to arrive may be another
- * (folio_wait_bit_common()). A few more for pages that reclaim marked as
- * working set while their read was still in flight.
- */
-static int64_t thrashing_bound(int64_t restores)
-{
-	return 2 * restores + 16;
-}
-
-/*
  * Thrashing is a refault of a page that was part of the working set when
  * it was evicted: it had been activated, then deactivated, then swapped
  * out, and it comes back within a working set's distance. Anonymous
@@ -724,7 +472,7 @@ TEST_F_TIMEOUT(delay, cycling_memory_through_swap_waits_in_thrashing, 300)
 		}
 		err = run_counted(_metadata, self, touch_anon_in_memcg, &job, &ts, &ev);
 	}
-	if (err && memcg_oom_kills(self) > kills)
+	if (err && memcg_oom_kills(self->cgroup) > kills)
 		SKIP(return, "the child was OOM-killed: nothing to judge");
 	ASSERT_EQ(0, err);
 	if (!ev.memcg_restore)
@@ -758,7 +506,7 @@ TEST_F_TIMEOUT(delay, touching_swapped_out_memory_waits_in_swapin, 180)
 	for (tries = 1; err && tries < 3 &&
 	     oom_killed_since(_metadata, self, &kills, tries); tries++)
 		err = run_counted(_metadata, self, touch_anon_in_memcg, &job, &ts, &ev);
-	if (err && memcg_oom_kills(self) > kills)
+	if (err && memcg_oom_kills(self->cgroup) > kills)
 		SKIP(return, "the child was OOM-killed: nothing to judge");
 	ASSERT_EQ(0, err);
 	CHECK_CLASS(swapin);
@@ -767,52 +515,6 @@ TEST_F_TIMEOUT(delay, touching_swapped_out_memory_waits_in_swapin, 180)
 	EXPECT_LT(0ULL, ts.freepages_count);
 	/* At most four waits a reclaim: see reclaims(). */
 	EXPECT_GE(4 * reclaims(&ev), (int64_t)ts.freepages_count);
-}
-
-/*
- * Switches kernel.task_delayacct off and on every millisecond until
- * *@stop: waits that start while it is on and end while it is off.
- */
-struct toggler {
-	pthread_t thread;
-	bool stop;		/* atomic */
-};
-
-static void *toggle(void *arg)
-{
-	struct toggler *t = arg;
-
-	while (!__atomic_load_n(&t->stop, __ATOMIC_ACQUIRE)) {
-		ts_write_file(DELAYACCT, "0");
-		usleep(200);
-		ts_write_file(DELAYACCT, "1");
-		usleep(200);
-	}
-	return NULL;
-}
-
-/*
- * The thrashing child of two phases: 8 passes over @size bytes (from the
- * third on, refaults of the working set: thrashing), a report on @done,
- * then 4 more once @go says so.
- */
-static void thrash_twice(struct mem_job *j, int done, int go)
-{
-	char *p, c;
-
-	join(j->cgroup);
-	p = mmap(NULL, j->size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (p == MAP_FAILED)
-		_exit(5);
-	madvise(p, j->size, MADV_NOHUGEPAGE);
-	for (int phase = 0; phase < 2; phase++) {
-		for (int pass = 0; pass < (phase ? 4 : 8); pass++)
-			for (size_t i = 0; i < j->size; i += PAGE)
-				p[i] += 1;
-		if (write(done, "x", 1) != 1 || read(go, &c, 1) != 1)
-			_exit(6);
-	}
-	_exit(0);
 }
 
 /* GETs @pid's record, for its thrashing count in *@count. */
@@ -827,20 +529,6 @@ static int thrashing_of(struct _test_data_delay *self, pid_t pid, uint64_t *coun
 	if (!err)
 		*count = ts.thrashing_count;
 	return err;
-}
-
-/* What a run of thrash_twice() showed. */
-struct two_phases {
-	uint64_t phase1, phase2;	/* the thrashing count after each phase */
-	struct mm_events ev1, ev;	/* the memory events of phase 1, of phase 2 */
-};
-
-/* The first phase of @run that refaulted no working-set page, or 0. */
-static int phase_without_working_set(const struct two_phases *run)
-{
-	if (!run->ev1.memcg_restore)
-		return 1;
-	return run->ev.memcg_restore ? 0 : 2;
 }
 
 /*
@@ -949,43 +637,18 @@ TEST_F_TIMEOUT(delay, thrashing_counts_again_after_accounting_flipped_mid_wait, 
 			break;
 		}
 	}
-	if (err && memcg_oom_kills(self) > kills)
+	if (err && memcg_oom_kills(self->cgroup) > kills)
 		SKIP(return, "the cgroup OOM-killed the child in run %d: nothing to judge",
 		     tries);
 	ASSERT_EQ(0, err) {
 		TH_LOG("the child died in run %d; the cgroup OOM-killed %d",
-		       tries, memcg_oom_kills(self));
+		       tries, memcg_oom_kills(self->cgroup));
 	}
 	if (phase_without_working_set(&run))
 		SKIP(return, "in %d runs a phase refaulted no working-set page: nothing to judge",
 		     tries);
 	EXPECT_LT(run.phase1, run.phase2);
 	EXPECT_GE(thrashing_bound(run.ev.restore), (int64_t)(run.phase2 - run.phase1));
-}
-
-/*
- * Reads 4 KiB with O_DIRECT from @arg's file after each 2 ms of CPU, on
- * CPU 0 beside a spinner: a task that used its share when it blocks is
- * dequeued late (DELAY_DEQUEUE), by whichever task picks next.
- */
-static void spin_then_read(void *arg)
-{
-	const char *path = arg;
-	void *buf;
-	int fd = open(path, O_RDONLY | O_DIRECT);
-
-	pin(0);
-	if (fd < 0 || posix_memalign(&buf, PAGE, PAGE))
-		_exit(5);
-	for (int i = 0; i < 200; i++) {
-		uint64_t end = now_ns(CLOCK_MONOTONIC) + 2000000;
-
-		while (now_ns(CLOCK_MONOTONIC) < end)
-			;
-		if (pread(fd, buf, PAGE, (off_t)i * PAGE * 2) != PAGE)
-			_exit(6);
-	}
-	close(fd);
 }
 
 /*
@@ -1037,28 +700,6 @@ TEST_F_TIMEOUT(delay, block_io_waits_of_a_task_dequeued_late_are_counted, 120)
 	EXPECT_LE(nv - 8, ts.blkio_count);
 	EXPECT_LE(ts.blkio_count, ts.nvcsw);
 	EXPECT_LE(ts.nvcsw, nv);
-}
-
-/*
- * The victim of the migration test: a FIFO task that puts itself behind
- * a FIFO spinner of higher priority on CPU 1 and says so on @ready, 30
- * times; the test moves it to CPU 0 each time, ending the wait.
- */
-static void wait_behind_spinner(int ready)
-{
-	struct sched_param sp = { .sched_priority = 10 };
-	cpu_set_t one;
-
-	if (sched_setscheduler(0, SCHED_FIFO, &sp))
-		_exit(5);
-	CPU_ZERO(&one);
-	CPU_SET(1, &one);
-	for (int i = 0; i < 30; i++) {
-		if (write(ready, "x", 1) != 1)
-			_exit(6);
-		sched_setaffinity(0, sizeof(one), &one);
-	}
-	_exit(0);
 }
 
 /*
@@ -1134,202 +775,6 @@ TEST_F_TIMEOUT(delay, a_wait_ended_by_a_migration_counts_whole_in_the_maximum, 6
 	/* Both parts of a moved wait are in the total too; none outlives the task. */
 	EXPECT_LE(ts.cpu_delay_max, ts.cpu_delay_total);
 	EXPECT_GE(ts.ac_etime * 1000ULL + 1000, ts.cpu_delay_max);
-}
-
-FIXTURE(nodelay) {
-	int fd;
-	uint16_t family;
-	char cpus[256];
-	char old_delayacct[16];
-};
-
-FIXTURE_SETUP(nodelay)
-{
-	listen_with_delayacct(_metadata, &self->fd, &self->family, self->cpus,
-			      sizeof(self->cpus), self->old_delayacct,
-			      sizeof(self->old_delayacct), "0");
-}
-
-FIXTURE_TEARDOWN(nodelay)
-{
-	if (self->old_delayacct[0])
-		ts_write_file(DELAYACCT, self->old_delayacct);
-	close(self->fd);
-}
-
-/*
- * With kernel.task_delayacct = 0 at fork the task has no delay record: all
- * classes stay 0. The CPU fields come from sched_info (CONFIG_SCHED_INFO)
- * and are filled before delayacct_add_tsk() looks at tsk->delays, so they
- * still count.
- */
-TEST_F_TIMEOUT(nodelay, switched_off_every_class_but_cpu_stays_zero, 60)
-{
-	struct taskstats ts;
-	pid_t rival;
-
-	rival = fork();
-	ASSERT_LE(0, rival);
-	if (rival == 0) {
-		spin((void *)400L);
-		_exit(0);
-	}
-	ASSERT_EQ(0, run_child(self->fd, cow_after_fork, NULL, &ts));
-	kill(rival, SIGKILL);
-	waitpid(rival, NULL, 0);
-	EXPECT_EQ(0ULL, ts.blkio_count + ts.blkio_delay_total);
-	EXPECT_EQ(0ULL, ts.swapin_count + ts.swapin_delay_total);
-	EXPECT_EQ(0ULL, ts.freepages_count + ts.freepages_delay_total);
-	EXPECT_EQ(0ULL, ts.thrashing_count + ts.thrashing_delay_total);
-	EXPECT_EQ(0ULL, ts.compact_count + ts.compact_delay_total);
-	EXPECT_EQ(0ULL, ts.wpcopy_count + ts.wpcopy_delay_total);
-	EXPECT_EQ(0ULL, ts.irq_count + ts.irq_delay_total);
-	EXPECT_LT(0ULL, ts.cpu_count);
-	EXPECT_LT(0ULL, ts.cpu_run_virtual_total);
-	EXPECT_LT(0ULL, ts.ac_minflt);
-}
-
-/*
- * The cpu class is counted whether accounting is on or off, and so are
- * its extremes: waits of ~30 ms behind a heavier spinner while it is off,
- * then none once it is on, leave a maximum of ~30 ms and an average below
- * it. Upstream kept the extremes only while on: its maximum was the
- * microseconds after the switch, below the average.
- */
-TEST_F_TIMEOUT(nodelay, waits_while_switched_off_still_bound_the_average, 60)
-{
-	struct taskstats ts;
-	pid_t rival, child;
-	int stop[2];
-	char c;
-
-	if (!ts_kernel_dumps())
-		SKIP(return, TS_NO_DUMP "cpu extremes only while on");
-	ASSERT_EQ(0, pipe(stop));
-	rival = fork();
-	ASSERT_LE(0, rival);
-	if (rival == 0) {
-		spin((void *)60000L);
-		_exit(0);
-	}
-	child = fork();
-	ASSERT_LE(0, child);
-	if (child == 0) {
-		/* A tenth of the rival's weight: it waits ~10 slices at a time. */
-		setpriority(PRIO_PROCESS, 0, 10);
-		fcntl(stop[0], F_SETFL, O_NONBLOCK);
-		pin(0);
-		while (read(stop[0], &c, 1) != 1)
-			;
-		spin((void *)50L);
-		_exit(0);
-	}
-	/* Every long wait ends while accounting is off. */
-	usleep(600000);
-	kill(rival, SIGKILL);
-	waitpid(rival, NULL, 0);
-	usleep(50000);
-	ASSERT_EQ(0, ts_write_file(DELAYACCT, "1"));
-	ASSERT_EQ(1, write(stop[1], "x", 1));
-	ASSERT_EQ(child, waitpid(child, NULL, 0));
-	ASSERT_EQ(0, ts_exit_record(self->fd, child, &ts));
-	TH_LOG("cpu: count %llu total %llu min %llu max %llu",
-	       (unsigned long long)ts.cpu_count, (unsigned long long)ts.cpu_delay_total,
-	       (unsigned long long)ts.cpu_delay_min, (unsigned long long)ts.cpu_delay_max);
-	ASSERT_LT(0ULL, ts.cpu_count);
-	EXPECT_LE(ts.cpu_delay_total / ts.cpu_count, ts.cpu_delay_max);
-	/* Zero waits count but are no minimum: see check_class(). */
-	EXPECT_LT(0ULL, ts.cpu_delay_min);
-	EXPECT_LE(ts.cpu_delay_min, ts.cpu_delay_max);
-	EXPECT_LE(10000000ULL, ts.cpu_delay_max);
-	/* The scheduler's total counts with accounting off, as the extremes. */
-	EXPECT_LE(ts.cpu_delay_max, ts.cpu_delay_total);
-	EXPECT_GE(ts.ac_etime * 1000ULL + 1000, ts.cpu_delay_max);
-}
-
-/* How many WARNING lines the kernel log holds, or -1. */
-static int kernel_warnings(void)
-{
-	int size = klogctl(10 /* SYSLOG_ACTION_SIZE_BUFFER */, NULL, 0);
-	int n, count = 0;
-	char *buf, *p;
-
-	if (size <= 0)
-		return -1;
-	buf = malloc(size + 1);
-	if (!buf)
-		return -1;
-	n = klogctl(3 /* SYSLOG_ACTION_READ_ALL */, buf, size);
-	if (n >= 0) {
-		buf[n] = '\0';
-		for (p = buf; (p = strstr(p, "WARNING:")); p++)
-			count++;
-	}
-	free(buf);
-	return n < 0 ? -1 : count;
-}
-
-struct switcher {
-	pthread_barrier_t *go;
-	const char *state;
-};
-
-#define SWITCHES	200	/* writes by each writer in a burst */
-#define SWITCH_BURSTS	20
-
-static void *switch_delayacct(void *arg)
-{
-	struct switcher *s = arg;
-
-	pthread_barrier_wait(s->go);
-	for (int i = 0; i < SWITCHES; i++)
-		ts_write_file(DELAYACCT, s->state);
-	return NULL;
-}
-
-/*
- * Two writers of kernel.task_delayacct at once, one switching it on over
- * and over and one off. Whichever lands last, accounting ends in the
- * state the sysctl reads: a task forked afterwards is accounted (its
- * copy-on-write faults in wpcopy) if and only if it reads 1, and the
- * kernel has nothing to complain about. Upstream set the flag and the
- * static key apart, with no lock: an off landing inside an on found the
- * key half-enabled (a jump label WARNING), or left the flag set with the
- * key off.
- */
-TEST_F_TIMEOUT(nodelay, racing_switches_leave_accounting_as_the_sysctl_reads, 180)
-{
-	int warnings = kernel_warnings(), on_bursts = 0;
-	pthread_barrier_t go;
-	pthread_t t[2];
-
-	if (!ts_kernel_dumps())
-		SKIP(return, TS_NO_DUMP "two writers tear its switch");
-	ASSERT_LE(0, warnings);
-	for (int burst = 0; burst < SWITCH_BURSTS; burst++) {
-		struct switcher s[2] = { { &go, "1" }, { &go, "0" } };
-		struct taskstats ts;
-		char state[16];
-
-		ASSERT_EQ(0, pthread_barrier_init(&go, NULL, 2));
-		for (int i = 0; i < 2; i++)
-			ASSERT_EQ(0, pthread_create(&t[i], NULL, switch_delayacct, &s[i]));
-		for (int i = 0; i < 2; i++)
-			pthread_join(t[i], NULL);
-		pthread_barrier_destroy(&go);
-		ASSERT_LT(0, ts_read_file(DELAYACCT, state, sizeof(state)));
-		ASSERT_EQ(0, run_child(self->fd, cow_after_fork, NULL, &ts));
-		if (atoi(state)) {
-			on_bursts++;
-			EXPECT_LE((uint64_t)COW_PAGES, ts.wpcopy_count)
-				TH_LOG("burst %d: reads 1, not accounted", burst);
-		} else {
-			EXPECT_EQ(0ULL, ts.wpcopy_count)
-				TH_LOG("burst %d: reads 0, accounted", burst);
-		}
-	}
-	TH_LOG("%d of %d bursts ended switched on", on_bursts, SWITCH_BURSTS);
-	EXPECT_EQ(warnings, kernel_warnings());
 }
 
 TEST_HARNESS_MAIN
