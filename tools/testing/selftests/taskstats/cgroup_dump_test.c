@@ -34,7 +34,7 @@
 #define MANY		150	/* tasks: more records than one part of a dump holds */
 #define NEWCOMERS	8
 
-CGROUP_WORLD_FIXTURE(cgroup);
+CGROUP_WORLD_FIXTURE;
 
 /* --------------------------------------------------------------- dumps */
 

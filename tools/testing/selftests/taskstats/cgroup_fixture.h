@@ -61,21 +61,21 @@ static inline bool world_setup(struct __test_metadata *_metadata,
 }
 
 /*
- * The fixture @name of the tests of cgroup_test.c and cgroup_dump_test.c:
+ * The cgroup fixture of the tests of cgroup_test.c and cgroup_dump_test.c:
  * a world of its own for each test.
  */
-#define CGROUP_WORLD_FIXTURE(name)					\
-	FIXTURE(name) {							\
+#define CGROUP_WORLD_FIXTURE						\
+	FIXTURE(cgroup) {						\
 		struct world w;						\
 	};								\
-	FIXTURE_SETUP(name)						\
+	FIXTURE_SETUP(cgroup)						\
 	{								\
 		world_setup(_metadata, &self->w);			\
 	}								\
-	FIXTURE_TEARDOWN(name)						\
+	FIXTURE_TEARDOWN(cgroup)					\
 	{								\
 		world_teardown(&self->w);				\
 	}								\
-	struct __cgroup_world_fixture_##name
+	struct cgroup_world_fixture
 
 #endif

@@ -51,7 +51,7 @@
 #define SKIP_COUNTS	TS_NO_DUMP "EINVAL for cgroup v2 (cgroupstats_of_a_v2_" \
 			"cgroup_counts_its_tasks_or_is_einval checks it)"
 
-CGROUP_WORLD_FIXTURE(cgroup);
+CGROUP_WORLD_FIXTURE;
 
 /* -------------------------------------------------------------- counts */
 

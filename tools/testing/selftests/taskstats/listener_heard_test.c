@@ -236,5 +236,4 @@ TEST_F(heard, a_containers_exit_numbers_tell_nothing_of_the_hosts_exits)
 	EXPECT_EQ(first + 1, second);
 }
 
-
 TEST_HARNESS_MAIN
