@@ -262,10 +262,11 @@ hook_same() {
 	return $rc
 }
 
-# Whether patch $1 comes after one that installs tree file $2 ($3: what
-# installed_files says).
+# Whether a patch before patch $1 installs tree file $2 ($3: what
+# installed_files says); with $4 "or", patch $1 itself counts too.
 installed_before() {
-	awk -v p="$1" -v t="$2" '$1 < p && $3 == t { f = 1 } END { exit !f }' <<<"$3"
+	awk -v p="$1" -v t="$2" -v or="${4:-}" \
+		'($1 < p || (or && $1 == p)) && $3 == t { f = 1 } END { exit !f }' <<<"$3"
 }
 
 # import_hooks DIR COMMIT INSTALLS: writes the hook diffs of patch DIR
@@ -276,10 +277,7 @@ import_hooks() {
 	local -a changed targets
 	mapfile -t changed < <(git -C "$st" diff --name-only "$c^" "$c" |
 		while read -r dest; do
-			installed_before "$p" "$dest" "$installs" && continue
-			awk -v p="$p" -v t="$dest" '$1 == p && $3 == t { f = 1 } END { exit !f }' <<<"$installs" &&
-				continue
-			echo "$dest"
+			installed_before "$p" "$dest" "$installs" or || echo "$dest"
 		done)
 	named=" "
 	for f in "$dir"/*.diff; do
@@ -331,8 +329,7 @@ cmd_import() {
 			sed -e :a -e '/^\n*$/{$d;N;ba' -e '}' >"$dir/message"
 		# Files this commit changes that an earlier patch installed.
 		for dest in $(git -C "$st" diff --name-only "$c^" "$c"); do
-			awk -v p="${dir##*/}" -v t="$dest" '$1 < p && $3 == t { f = 1 } END { exit !f }' <<<"$installs" ||
-				continue
+			installed_before "${dir##*/}" "$dest" "$installs" || continue
 			f=$(awk -v p="${dir##*/}" -v t="$dest" '$1 == p && $3 == t { print $2; exit }' <<<"$own")
 			[[ -n $f ]] || f=patches/${dir##*/}/$(basename "$dest").diff
 			git -C "$st" diff --no-color --no-ext-diff --full-index "$c^" "$c" -- "$dest" |
