@@ -100,8 +100,8 @@ tally() {
 # Our kernel files: sparse on the objects as built, kernel-doc on the
 # sources. Prints TAP lines. (W=1 is in make check-configs: it changes the
 # objects' flags and so would rebuild them at every check.)
-OUR_C="kernel/taskstats.c kernel/tsacct.c kernel/delayacct.c"
-OUR_H="include/linux/delayacct.h include/linux/tsacct_kern.h include/linux/taskstats_kern.h include/uapi/linux/taskstats.h"
+OUR_C="$(echo kernel/taskstats/{access,cgroup,dump,exit,family,listeners,record}.c) kernel/tsacct.c kernel/delayacct.c"
+OUR_H="kernel/taskstats/internal.h include/linux/delayacct.h include/linux/tsacct_kern.h include/linux/taskstats_kern.h include/uapi/linux/taskstats.h"
 lint_series() {
 	local src=$SRC/series obj=$BUILD/obj/series log
 	log=$obj/sparse.log

@@ -257,10 +257,10 @@ cmd_check_configs() {
 			continue
 		fi
 		objs=""
-		[[ " $ON " == *" TASKSTATS "* ]] && objs="kernel/taskstats.o kernel/tsacct.o"
+		[[ " $ON " == *" TASKSTATS "* ]] && objs="kernel/taskstats/ kernel/tsacct.o"
 		[[ " $ON " == *" TASK_DELAY_ACCT "* ]] && objs="$objs kernel/delayacct.o"
 		[[ -n $objs ]] && make -s -C "$src" O="$obj" CC="ccache gcc" W=1 C=2 $objs >>"$log" 2>&1
-		if grep -E '(warning|error):' "$log" | grep -E 'kernel/(taskstats|tsacct|delayacct|delayacct_test)\.c|include/linux/(delayacct|taskstats_kern|tsacct_kern)\.h|uapi/linux/taskstats\.h|kernel/sched/stats\.h|linux/sched\.h'; then
+		if grep -E '(warning|error):' "$log" | grep -E 'kernel/(taskstats/[a-z]+\.[ch]|(tsacct|delayacct|delayacct_test)\.c)|include/linux/(delayacct|taskstats_kern|tsacct_kern)\.h|uapi/linux/taskstats\.h|kernel/sched/stats\.h|linux/sched\.h'; then
 			echo "not ok - config $name: warnings in our files ($log)"
 			bad=1
 		elif grep -E '(warning|error):' "$log" | grep -v "^$src/include/linux/sched/signal.h" | head -5 | grep .; then

@@ -275,9 +275,13 @@ installed_before() {
 import_hooks() {
 	local dir=$1 c=$2 installs=$3 st=$SRC/stage p=${1##*/} f t dest named mine
 	local -a changed targets
+	# Neither our files nor the upstream files the patch removes (its
+	# remove list says so, without carrying their text).
 	mapfile -t changed < <(git -C "$st" diff --name-only "$c^" "$c" |
 		while read -r dest; do
-			installed_before "$p" "$dest" "$installs" or || echo "$dest"
+			installed_before "$p" "$dest" "$installs" or && continue
+			[[ -f $dir/remove ]] && grep -qxF -- "$dest" "$dir/remove" && continue
+			echo "$dest"
 		done)
 	named=" "
 	for f in "$dir"/*.diff; do

@@ -1,0 +1,183 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What the files of taskstats share: the requester, the listeners'
+ * lists, the record's framing, and the functions one file offers the
+ * others. Nothing here is for use outside kernel/taskstats/.
+ */
+#ifndef _KERNEL_TASKSTATS_INTERNAL_H
+#define _KERNEL_TASKSTATS_INTERNAL_H
+
+#include <linux/cpumask.h>
+#include <linux/list.h>
+#include <linux/pid_namespace.h>
+#include <linux/srcu.h>
+#include <linux/taskstats.h>
+#include <linux/types.h>
+#include <net/genetlink.h>
+
+struct cgroup_list;
+
+/*
+ * Listeners a user may register, the initial user namespace's default of
+ * user.max_taskstats_listeners. A new user namespace starts unlimited and
+ * is bounded by its ancestors' counts. The initial namespace's admin is
+ * not counted.
+ */
+#define TASKSTATS_LISTENERS_MAX	1024
+
+/*
+ * Who asks, and with which credentials reads are judged: a GET's sender,
+ * a dump's starter or a listener's registrant, captured once. @cred is
+ * the caller's; @opener, when it is another's, is the socket opener's,
+ * which must allow every read too: whoever reads the socket sees the
+ * answers. Ids are reported in @cred's user namespace and @pid_ns.
+ */
+struct requester {
+	const struct cred *cred;
+	const struct cred *opener;	/* NULL: the same as @cred */
+	struct pid_namespace *pid_ns;
+	bool admin;		/* CAP_NET_ADMIN in the initial user namespace */
+	bool io_exact;		/* gets the I/O counters unrounded */
+};
+
+/*
+ * The listeners of one CPU in one pid namespace. An exit walks the list
+ * while links come and go; each link carries the value of @seq when it
+ * was added, and the walk skips links added after it started. Otherwise
+ * a CPU deregistered and registered again by a socket during the walk
+ * would be met twice, old link and new, and the exit sent twice.
+ */
+struct cpu_listeners {
+	struct list_head list;		/* struct listener_link.node */
+	atomic64_t seq;			/* of the last link added */
+	atomic_t seqnum;		/* of the next exit message */
+};
+
+struct taskstats_listeners {
+	struct pid_namespace *pid_ns;	/* whose taskstats_listeners we are */
+	unsigned int nr;		/* listeners */
+	struct cpu_listeners __percpu *cpu;
+	struct rcu_head rcu;
+};
+
+struct listener {
+	struct sock *sk;
+	struct requester rq;
+	struct ucounts *ucounts;	/* charged, unless rq.admin */
+	struct taskstats_listeners *nsl;
+	struct list_head links;		/* struct listener_link.sibling */
+	struct rcu_head rcu;
+};
+
+/* A listener on one CPU. */
+struct listener_link {
+	struct list_head node;		/* in a CPU's list of nsl */
+	struct list_head sibling;	/* in listener->links */
+	struct listener *l;
+	unsigned int cpu;
+	u64 seq;			/* see struct cpu_listeners */
+	struct rcu_head rcu;
+};
+
+/* The generic netlink private data of a socket: its listener, if any. */
+struct listener_sock {
+	struct listener *l;
+};
+
+/*
+ * The elapsed and CPU times of the threads being summed, in ns: converted
+ * to the record's microseconds once for the group rather than three
+ * divisions per thread, the part of a TGID GET that grows with the
+ * group.
+ */
+struct group_times {
+	u64 etime, utime, stime;
+};
+
+/* A TASKSTATS_CMD_NEW message being written. */
+struct ts_msg {
+	struct nlmsghdr *nlh;
+};
+
+/* family.c */
+extern bool ts_family_registered;
+extern struct genl_family ts_family;
+
+/* access.c */
+int ts_requester_init(struct requester *rq, const struct sk_buff *skb,
+		      struct netlink_ext_ack *extack);
+void ts_requester_get(struct requester *rq);
+void ts_requester_put(struct requester *rq);
+bool ts_may_open(const struct requester *rq, struct task_struct *tsk,
+		 unsigned int mode);
+bool ts_may_read(const struct requester *rq, struct task_struct *tsk,
+		 unsigned int mode);
+
+/* record.c */
+void ts_collect_task(struct taskstats *stats, struct task_struct *tsk,
+		     const struct requester *rq);
+void ts_group_add_thread(struct taskstats *stats, struct group_times *times,
+			 struct task_struct *tsk, u64 now_ns);
+void ts_group_add_times(struct taskstats *stats,
+			const struct group_times *times);
+int ts_group_sum(struct task_struct *tsk, struct taskstats *stats);
+int ts_read_record(const struct requester *rq, struct task_struct *tsk,
+		   u32 nr, bool group, unsigned int mode, bool may_wait,
+		   struct taskstats *stats);
+struct task_struct *ts_find_get_task(u32 nr, bool group);
+size_t ts_record_size(void);
+struct taskstats *ts_record_open(struct sk_buff *skb, int id_type, u32 id);
+struct taskstats *ts_msg_open(struct sk_buff *skb, u32 portid, u32 seq,
+			      int flags, int id_type, u32 id,
+			      struct ts_msg *msg);
+void ts_msg_close(struct sk_buff *skb, struct ts_msg *msg);
+
+/* listeners.c */
+extern struct srcu_struct ts_listeners_srcu;
+extern atomic_t ts_nr_nsl;
+extern struct taskstats_listeners ts_init_listeners;
+struct taskstats_listeners *ts_nsl_find(struct pid_namespace *ns);
+int ts_listener_add(const struct requester *rq, struct sock *sk,
+		    const struct cpumask *mask);
+int ts_listener_del(struct sock *sk, const struct cpumask *mask);
+void ts_listener_sock_destroy(void *priv);
+void ts_listener_send(struct sock *sk, struct sk_buff *skb);
+void ts_listener_lost(struct sock *sk);
+
+/* dump.c */
+int ts_walk_pause(unsigned int *steps);
+int taskstats_dump_start(struct netlink_callback *cb);
+int taskstats_dump_done(struct netlink_callback *cb);
+int taskstats_dumpit(struct sk_buff *skb, struct netlink_callback *cb);
+
+#ifdef CONFIG_CGROUPS
+/* cgroup.c */
+void ts_cgroup_list_free(struct cgroup_list *l);
+struct cgroup_list *ts_cgroup_list_start(u32 fd, bool subtree, bool tgid,
+					 const struct requester *rq);
+struct task_struct *ts_cgroup_list_next(struct cgroup_list *l,
+					struct pid_namespace *ns, int *nr);
+void ts_cgroup_list_back(struct cgroup_list *l);
+#else
+static inline void ts_cgroup_list_back(struct cgroup_list *l)
+{
+}
+
+static inline struct task_struct *ts_cgroup_list_next(struct cgroup_list *l,
+						      struct pid_namespace *ns, int *nr)
+{
+	return NULL;
+}
+
+static inline struct cgroup_list *ts_cgroup_list_start(u32 fd, bool subtree, bool tgid,
+						       const struct requester *rq)
+{
+	return ERR_PTR(-EOPNOTSUPP);
+}
+
+static inline void ts_cgroup_list_free(struct cgroup_list *l)
+{
+}
+#endif
+
+#endif /* _KERNEL_TASKSTATS_INTERNAL_H */
