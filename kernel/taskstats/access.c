@@ -95,9 +95,7 @@ static bool requester_capable(const struct sk_buff *skb,
  * user namespace, as a container's root does over its container.
  * Otherwise, as for the host's admin with a socket made in a rootless
  * container's network namespace, that container's root would see records
- * it may not read itself. Upstream answers there: its family is in every
- * network namespace too, and asks only for CAP_NET_ADMIN in the initial
- * user namespace.
+ * it may not read itself.
  */
 static bool requester_net_ok(const struct requester *rq,
 			     const struct sk_buff *skb)
