@@ -227,7 +227,7 @@ static const struct nla_policy cgroupstats_cmd_get_policy[] = {
 /* Liberal validation: existing clients send what strict would refuse. */
 static const struct genl_ops taskstats_ops[] = {
 	{
-		/* Permissions are checked per task: see the top of this file. */
+		/* Permissions are checked per task: see access.c. */
 		.cmd		= TASKSTATS_CMD_GET,
 		.validate	= GENL_DONT_VALIDATE_STRICT |
 				  GENL_DONT_VALIDATE_DUMP_STRICT,
