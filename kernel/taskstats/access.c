@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * taskstats: who may read a task's record, judged as /proc judges
- * its io file, and with whose credentials.
+ * taskstats: who may read a task's record, and with whose
+ * credentials.
  *
  * Who may read what. A record leaks timing and I/O patterns of its task
  * (CVE-2011-2494), so a requester reads a task's record if and only if it
