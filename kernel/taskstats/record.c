@@ -318,9 +318,9 @@ struct task_struct *ts_find_get_task(u32 nr, bool group)
  *
  * That layout is fixed, so a record, and the headers of its message, are
  * laid out with one room check and one __skb_put(), headers written in
- * place, rather than attribute by attribute through the generic helpers:
- * the framing that sending each dumped record in a message of its own
- * adds is one bounds check.
+ * place (genlmsg_hdr_put(), nla_hdr_put()), rather than attribute by
+ * attribute: the framing that sending each dumped record in a message of
+ * its own adds is one bounds check.
  */
 
 /* A record's bytes before its pad: the AGGR nest's header, PID or TGID. */
@@ -341,24 +341,12 @@ size_t ts_record_size(void)
 /* The pad a record laid out at @at needs before STATS: 0 or NLA_HDRLEN. */
 static size_t record_pad(const void *at)
 {
-	if (IS_ENABLED(CONFIG_HAVE_EFFICIENT_UNALIGNED_ACCESS) ||
-	    IS_ALIGNED((unsigned long)at + RECORD_HEAD + NLA_HDRLEN, 8))
-		return 0;
-	return NLA_HDRLEN;
+	return nla_pad_64bit_len(at + RECORD_HEAD);
 }
 
 static size_t record_len(size_t pad)
 {
 	return RECORD_HEAD + pad + nla_total_size(sizeof(struct taskstats));
-}
-
-static struct nlattr *attr_head(void *at, int type, size_t len)
-{
-	struct nlattr *na = at;
-
-	na->nla_len = len;
-	na->nla_type = type;
-	return na;
 }
 
 /* Writes the headers of a record of @id at @at; returns its stats. */
@@ -369,14 +357,14 @@ static struct taskstats *record_lay(void *at, size_t pad, int id_type,
 		   TASKSTATS_TYPE_AGGR_PID : TASKSTATS_TYPE_AGGR_TGID;
 	struct nlattr *na;
 
-	attr_head(at, aggr, record_len(pad));
-	na = attr_head(at + NLA_HDRLEN, id_type, nla_attr_size(sizeof(u32)));
+	nla_hdr_put(at, aggr, record_len(pad) - NLA_HDRLEN);
+	na = nla_hdr_put(at + NLA_HDRLEN, id_type, sizeof(u32));
 	*(u32 *)nla_data(na) = id;
 	at += RECORD_HEAD;
 	if (pad)
-		attr_head(at, TASKSTATS_TYPE_NULL, pad);
-	na = attr_head(at + pad, TASKSTATS_TYPE_STATS,
-		       nla_attr_size(sizeof(struct taskstats)));
+		nla_hdr_put(at, TASKSTATS_TYPE_NULL, 0);
+	na = nla_hdr_put(at + pad, TASKSTATS_TYPE_STATS,
+			 sizeof(struct taskstats));
 	return nla_data(na);
 }
 
@@ -414,7 +402,7 @@ struct taskstats *ts_record_open(struct sk_buff *skb, int id_type, u32 id)
  * @msg: the message, for ts_msg_close() or nlmsg_cancel()
  *
  * Opens a TASKSTATS_CMD_NEW message in @skb with a first record of @id,
- * as genlmsg_put() and ts_record_open() would: returns the room for its
+ * as genlmsg_put() and ts_record_open() would, with one room check: returns the room for its
  * stats, or NULL (leaving @skb as it was) if the two do not fit.
  * ts_msg_close() ends the message, nlmsg_cancel(@skb, @msg->nlh) takes it
  * back.
@@ -430,20 +418,12 @@ struct taskstats *ts_msg_open(struct sk_buff *skb, u32 portid, u32 seq,
 	void *at = (void *)nlh + NLMSG_HDRLEN + GENL_HDRLEN;
 	size_t pad = record_pad(at);
 	size_t len = NLMSG_HDRLEN + GENL_HDRLEN + record_len(pad);
-	struct genlmsghdr *genl = nlmsg_data(nlh);
 
-	BUILD_BUG_ON(NLMSG_ALIGN(sizeof(*genl)) != GENL_HDRLEN);
 	if (skb_tailroom(skb) < len)
 		return NULL;
 	__skb_put(skb, len);
-	nlh->nlmsg_len = len;
-	nlh->nlmsg_type = ts_family.id;
-	nlh->nlmsg_flags = flags;
-	nlh->nlmsg_seq = seq;
-	nlh->nlmsg_pid = portid;
-	genl->cmd = TASKSTATS_CMD_NEW;
-	genl->version = TASKSTATS_GENL_VERSION;
-	genl->reserved = 0;
+	genlmsg_hdr_put(nlh, len, portid, seq, &ts_family, flags,
+			TASKSTATS_CMD_NEW);
 	msg->nlh = nlh;
 	return record_lay(at, pad, id_type, id);
 }
