@@ -260,22 +260,19 @@ static bool cred_may_read(const struct cred *cred, struct task_struct *tsk,
 }
 
 /**
- * ts_may_open() - whether a requester could open a task's io file
- * @rq: the requester
+ * __ts_may_open() - whether a requester but the admin could open an io file
+ * @rq: the requester, not the initial namespace's admin
  * @tsk: the task
  * @mode: PTRACE_MODE_* of the check
  *
- * Whether @rq could at least open @tsk's io file: what a read checks
- * before it takes the task's exec_update_lock, so that nobody takes the
- * lock of a task it could never read.
+ * Whether @rq could open @tsk's io file: ts_may_open() for any requester
+ * but the admin, whom ts_may_open() answers inline.
  *
  * Return: true if it could.
  */
-bool ts_may_open(const struct requester *rq, struct task_struct *tsk,
-		 unsigned int mode)
+bool __ts_may_open(const struct requester *rq, struct task_struct *tsk,
+		   unsigned int mode)
 {
-	if (rq->admin)
-		return true;
 	return cred_may_open_io(rq->cred, tsk, mode) &&
 	       (!rq->opener || cred_may_open_io(rq->opener, tsk, mode));
 }

@@ -45,20 +45,8 @@ static struct cgroup_subsys_state *cgroup_dir_css(struct dentry *dir)
  *
  * A task that moves between the subtree's cgroups while they are listed
  * is sent once, not twice, but may be missed, as a directory walk misses
- * a file renamed behind it.
+ * a file renamed behind it (struct cgroup_list, in internal.h).
  */
-struct cgroup_entry {
-	u64 start_time;
-	pid_t nr;
-};
-
-struct cgroup_list {
-	struct cgroup_entry *tasks;
-	unsigned int len, size;
-	unsigned int next;		/* the next entry to send */
-	unsigned int steps;		/* of the walk that makes the list */
-	bool tgid;			/* entries are thread groups */
-};
 
 static int cgroup_list_add(struct cgroup_list *l, struct task_struct *tsk,
 			   const struct requester *rq)
@@ -217,53 +205,4 @@ struct cgroup_list *ts_cgroup_list_start(u32 fd, bool subtree, bool tgid,
 	}
 	cgroup_list_sort(l);
 	return l;
-}
-
-/**
- * ts_cgroup_list_next() - the next task of a cgroup's list
- * @l: the list
- * @ns: the pid namespace of the list's numbers
- * @nr: set to the task's pid number
- *
- * The next task of the list still alive and still the one listed, with
- * a reference, or NULL at the end; *@nr is set to its id.
- *
- * Return: the task with a reference, or NULL at the end.
- */
-struct task_struct *ts_cgroup_list_next(struct cgroup_list *l,
-					struct pid_namespace *ns, int *nr)
-{
-	enum pid_type type = l->tgid ? PIDTYPE_TGID : PIDTYPE_PID;
-	struct task_struct *tsk;
-	struct cgroup_entry *e;
-
-	while (l->next < l->len) {
-		e = &l->tasks[l->next++];
-		if (!(l->next % 256))
-			cond_resched();
-		rcu_read_lock();
-		tsk = pid_task(find_pid_ns(e->nr, ns), type);
-		/* de_thread() hands a new leader its predecessor's start. */
-		if (tsk && READ_ONCE(tsk->start_time) == e->start_time)
-			get_task_struct(tsk);
-		else
-			tsk = NULL;
-		rcu_read_unlock();
-		if (tsk) {
-			*nr = e->nr;
-			return tsk;
-		}
-	}
-	return NULL;
-}
-
-/**
- * ts_cgroup_list_back() - step a cgroup's list back one task
- * @l: the list
- *
- * Steps @l back one task: the next ts_cgroup_list_next() looks it up again.
- */
-void ts_cgroup_list_back(struct cgroup_list *l)
-{
-	l->next--;
 }

@@ -61,6 +61,25 @@ static_assert(TASKSTATS_VERSION == 17);
 
 bool ts_family_registered __read_mostly;
 
+/*
+ * The task with pid @nr in the caller's pid namespace, or with @group the
+ * leader of its thread group (a thread's id names its group, as it always
+ * did); with a reference. While the task is hashed its leader is too.
+ */
+static struct task_struct *find_get_task(u32 nr, bool group)
+{
+	struct task_struct *tsk;
+
+	rcu_read_lock();
+	tsk = find_task_by_vpid(nr);
+	if (tsk && group)
+		tsk = pid_alive(tsk) ? READ_ONCE(tsk->group_leader) : NULL;
+	if (tsk)
+		get_task_struct(tsk);
+	rcu_read_unlock();
+	return tsk;
+}
+
 /* GET of one task (PID) or one thread group (TGID). */
 static int cmd_get_stats(struct sk_buff *skb, struct genl_info *info,
 			 int id_type, u32 id)
@@ -85,7 +104,7 @@ static int cmd_get_stats(struct sk_buff *skb, struct genl_info *info,
 	if (!stats)
 		goto fail;
 	ret = -ESRCH;
-	tsk = ts_find_get_task(id, group);
+	tsk = find_get_task(id, group);
 	if (!tsk)
 		goto fail;
 	ret = ts_read_record(&rq, tsk, id, group, PTRACE_MODE_READ_FSCREDS,

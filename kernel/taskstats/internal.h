@@ -10,6 +10,7 @@
 #include <linux/cpumask.h>
 #include <linux/list.h>
 #include <linux/pid_namespace.h>
+#include <linux/sched/task.h>
 #include <linux/srcu.h>
 #include <linux/taskstats.h>
 #include <linux/types.h>
@@ -99,6 +100,18 @@ struct ts_msg {
 	struct nlmsghdr *nlh;
 };
 
+/* A record's bytes before its pad: the AGGR nest's header, PID or TGID. */
+#define TS_RECORD_HEAD	(NLA_HDRLEN + NLA_ALIGN(NLA_HDRLEN + sizeof(u32)))
+
+/*
+ * Room for one record in a message, including the pad that aligns STATS
+ * to 8 bytes (see record.c); a constant.
+ */
+static inline size_t ts_record_size(void)
+{
+	return TS_RECORD_HEAD + nla_total_size_64bit(sizeof(struct taskstats));
+}
+
 /* family.c */
 extern bool ts_family_registered;
 extern struct genl_family ts_family;
@@ -108,8 +121,21 @@ int ts_requester_init(struct requester *rq, const struct sk_buff *skb,
 		      struct netlink_ext_ack *extack);
 void ts_requester_get(struct requester *rq);
 void ts_requester_put(struct requester *rq);
-bool ts_may_open(const struct requester *rq, struct task_struct *tsk,
-		 unsigned int mode);
+bool __ts_may_open(const struct requester *rq, struct task_struct *tsk,
+		   unsigned int mode);
+
+/*
+ * Whether @rq could at least open @tsk's io file: what a read checks
+ * before it takes the task's exec_update_lock, so that nobody takes the
+ * lock of a task it could never read. Inline for the admin's answer: a
+ * cgroup dump asks it of every task it lists.
+ */
+static inline bool ts_may_open(const struct requester *rq,
+			       struct task_struct *tsk, unsigned int mode)
+{
+	return rq->admin || __ts_may_open(rq, tsk, mode);
+}
+
 bool ts_may_read(const struct requester *rq, struct task_struct *tsk,
 		 unsigned int mode);
 
@@ -124,13 +150,16 @@ int ts_group_sum(struct task_struct *tsk, struct taskstats *stats);
 int ts_read_record(const struct requester *rq, struct task_struct *tsk,
 		   u32 nr, bool group, unsigned int mode, bool may_wait,
 		   struct taskstats *stats);
-struct task_struct *ts_find_get_task(u32 nr, bool group);
-size_t ts_record_size(void);
 struct taskstats *ts_record_open(struct sk_buff *skb, int id_type, u32 id);
 struct taskstats *ts_msg_open(struct sk_buff *skb, u32 portid, u32 seq,
 			      int flags, int id_type, u32 id,
 			      struct ts_msg *msg);
-void ts_msg_close(struct sk_buff *skb, struct ts_msg *msg);
+
+/* Ends a message ts_msg_open() started, with every record added to it. */
+static inline void ts_msg_close(struct sk_buff *skb, struct ts_msg *msg)
+{
+	nlmsg_end(skb, msg->nlh);
+}
 
 /* listeners.c */
 extern struct srcu_struct ts_listeners_srcu;
@@ -151,13 +180,61 @@ int taskstats_dump_done(struct netlink_callback *cb);
 int taskstats_dumpit(struct sk_buff *skb, struct netlink_callback *cb);
 
 #ifdef CONFIG_CGROUPS
-/* cgroup.c */
+/* cgroup.c: the tasks of a cgroup dump, listed as cgroup.c explains. */
+struct cgroup_entry {
+	u64 start_time;
+	pid_t nr;
+};
+
+struct cgroup_list {
+	struct cgroup_entry *tasks;
+	unsigned int len, size;
+	unsigned int next;		/* the next entry to send */
+	unsigned int steps;		/* of the walk that makes the list */
+	bool tgid;			/* entries are thread groups */
+};
+
 void ts_cgroup_list_free(struct cgroup_list *l);
 struct cgroup_list *ts_cgroup_list_start(u32 fd, bool subtree, bool tgid,
 					 const struct requester *rq);
-struct task_struct *ts_cgroup_list_next(struct cgroup_list *l,
-					struct pid_namespace *ns, int *nr);
-void ts_cgroup_list_back(struct cgroup_list *l);
+
+/*
+ * The next task of @l still alive and still the one listed, with a
+ * reference, or NULL at the end; *@nr is set to its id in @ns. Inline:
+ * a cgroup dump asks it once a record.
+ */
+static inline struct task_struct *
+ts_cgroup_list_next(struct cgroup_list *l, struct pid_namespace *ns, int *nr)
+{
+	enum pid_type type = l->tgid ? PIDTYPE_TGID : PIDTYPE_PID;
+	struct task_struct *tsk;
+	struct cgroup_entry *e;
+
+	while (l->next < l->len) {
+		e = &l->tasks[l->next++];
+		if (!(l->next % 256))
+			cond_resched();
+		rcu_read_lock();
+		tsk = pid_task(find_pid_ns(e->nr, ns), type);
+		/* de_thread() hands a new leader its predecessor's start. */
+		if (tsk && READ_ONCE(tsk->start_time) == e->start_time)
+			get_task_struct(tsk);
+		else
+			tsk = NULL;
+		rcu_read_unlock();
+		if (tsk) {
+			*nr = e->nr;
+			return tsk;
+		}
+	}
+	return NULL;
+}
+
+/* Steps @l back one task: the next ts_cgroup_list_next() looks it up again. */
+static inline void ts_cgroup_list_back(struct cgroup_list *l)
+{
+	l->next--;
+}
 #else
 static inline void ts_cgroup_list_back(struct cgroup_list *l)
 {

@@ -283,31 +283,6 @@ out:
 	return ret;
 }
 
-/**
- * ts_find_get_task() - look up a task by pid number
- * @nr: the pid number in the caller's pid namespace
- * @group: the thread group's leader rather than the task
- *
- * The task with pid @nr in the caller's pid namespace, or with @group the
- * leader of its thread group (a thread's id names its group, as it always
- * did); with a reference. While the task is hashed its leader is too.
- *
- * Return: the task with a reference, or NULL.
- */
-struct task_struct *ts_find_get_task(u32 nr, bool group)
-{
-	struct task_struct *tsk;
-
-	rcu_read_lock();
-	tsk = find_task_by_vpid(nr);
-	if (tsk && group)
-		tsk = pid_alive(tsk) ? READ_ONCE(tsk->group_leader) : NULL;
-	if (tsk)
-		get_task_struct(tsk);
-	rcu_read_unlock();
-	return tsk;
-}
-
 /*
  * A record goes on the wire as AGGR_{PID,TGID}{ {PID,TGID}, [NULL,]
  * STATS }, the empty NULL attribute only where STATS would otherwise not
@@ -323,30 +298,15 @@ struct task_struct *ts_find_get_task(u32 nr, bool group)
  * its own adds is one bounds check.
  */
 
-/* A record's bytes before its pad: the AGGR nest's header, PID or TGID. */
-#define RECORD_HEAD	(NLA_HDRLEN + NLA_ALIGN(NLA_HDRLEN + sizeof(u32)))
-
-/**
- * ts_record_size() - room a record takes in a message
- *
- * Room for one record, including the pad that aligns STATS to 8 bytes.
- *
- * Return: the room, in bytes.
- */
-size_t ts_record_size(void)
-{
-	return RECORD_HEAD + nla_total_size_64bit(sizeof(struct taskstats));
-}
-
 /* The pad a record laid out at @at needs before STATS: 0 or NLA_HDRLEN. */
 static size_t record_pad(const void *at)
 {
-	return nla_pad_64bit_len(at + RECORD_HEAD);
+	return nla_pad_64bit_len(at + TS_RECORD_HEAD);
 }
 
 static size_t record_len(size_t pad)
 {
-	return RECORD_HEAD + pad + nla_total_size(sizeof(struct taskstats));
+	return TS_RECORD_HEAD + pad + nla_total_size(sizeof(struct taskstats));
 }
 
 /* Writes the headers of a record of @id at @at; returns its stats. */
@@ -360,7 +320,7 @@ static struct taskstats *record_lay(void *at, size_t pad, int id_type,
 	nla_hdr_put(at, aggr, record_len(pad) - NLA_HDRLEN);
 	na = nla_hdr_put(at + NLA_HDRLEN, id_type, sizeof(u32));
 	*(u32 *)nla_data(na) = id;
-	at += RECORD_HEAD;
+	at += TS_RECORD_HEAD;
 	if (pad)
 		nla_hdr_put(at, TASKSTATS_TYPE_NULL, 0);
 	na = nla_hdr_put(at + pad, TASKSTATS_TYPE_STATS,
@@ -426,16 +386,4 @@ struct taskstats *ts_msg_open(struct sk_buff *skb, u32 portid, u32 seq,
 			TASKSTATS_CMD_NEW);
 	msg->nlh = nlh;
 	return record_lay(at, pad, id_type, id);
-}
-
-/**
- * ts_msg_close() - end a message ts_msg_open() started
- * @skb: the message's skb
- * @msg: the message
- *
- * Ends the message, with every record added to it.
- */
-void ts_msg_close(struct sk_buff *skb, struct ts_msg *msg)
-{
-	nlmsg_end(skb, msg->nlh);
 }
