@@ -99,9 +99,10 @@ tally() {
 
 # Our kernel files: sparse on the objects as built, kernel-doc on the
 # sources. Prints TAP lines. (W=1 is in make check-configs: it changes the
-# objects' flags and so would rebuild them at every check.)
-OUR_C="$(echo kernel/taskstats/{access,cgroup,dump,exit,family,listeners,record}.c) kernel/tsacct.c kernel/delayacct.c"
-OUR_H="kernel/taskstats/internal.h include/linux/delayacct.h include/linux/tsacct_kern.h include/linux/taskstats_kern.h include/uapi/linux/taskstats.h"
+# objects' flags and so would rebuild them at every check.) The files of
+# kernel/taskstats/ are the overlay's, so that a new one is linted too.
+OUR_C="$(cd "$RIG" && echo kernel/taskstats/*.c) kernel/tsacct.c kernel/delayacct.c"
+OUR_H="$(cd "$RIG" && echo kernel/taskstats/*.h) include/linux/delayacct.h include/linux/tsacct_kern.h include/linux/taskstats_kern.h include/uapi/linux/taskstats.h"
 lint_series() {
 	local src=$SRC/series obj=$BUILD/obj/series log
 	log=$obj/sparse.log
