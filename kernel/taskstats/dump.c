@@ -298,7 +298,6 @@ int taskstats_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 			}
 			continue;
 		}
-		ts_msg_close(skb, &msg);
 		records++;
 	}
 	ctx->next = nr;

@@ -134,14 +134,13 @@ static struct sk_buff *exit_msg(struct task_struct *tsk, int group_dead,
 	if (group_dead)
 		stats->ac_flag |= AGROUP;
 	if (group) {
-		stats = ts_record_open(skb, TASKSTATS_TYPE_TGID,
+		stats = ts_record_open(skb, &msg, TASKSTATS_TYPE_TGID,
 				       task_tgid_nr_ns(tsk, rq->pid_ns));
 		if (!stats)
 			goto fail;
 		memcpy(stats, group, sizeof(*stats));
 		stats->version = TASKSTATS_VERSION;
 	}
-	ts_msg_close(skb, &msg);
 	return skb;
 fail:
 	nlmsg_free(skb);

@@ -112,7 +112,6 @@ static int cmd_get_stats(struct sk_buff *skb, struct genl_info *info,
 	put_task_struct(tsk);
 	if (ret)
 		goto fail;
-	ts_msg_close(rep, &msg);
 	return genlmsg_reply(rep, info);
 fail:
 	nlmsg_free(rep);

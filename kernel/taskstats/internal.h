@@ -150,16 +150,11 @@ int ts_group_sum(struct task_struct *tsk, struct taskstats *stats);
 int ts_read_record(const struct requester *rq, struct task_struct *tsk,
 		   u32 nr, bool group, unsigned int mode, bool may_wait,
 		   struct taskstats *stats);
-struct taskstats *ts_record_open(struct sk_buff *skb, int id_type, u32 id);
+struct taskstats *ts_record_open(struct sk_buff *skb, struct ts_msg *msg,
+				 int id_type, u32 id);
 struct taskstats *ts_msg_open(struct sk_buff *skb, u32 portid, u32 seq,
 			      int flags, int id_type, u32 id,
 			      struct ts_msg *msg);
-
-/* Ends a message ts_msg_open() started, with every record added to it. */
-static inline void ts_msg_close(struct sk_buff *skb, struct ts_msg *msg)
-{
-	nlmsg_end(skb, msg->nlh);
-}
 
 /* listeners.c */
 extern struct srcu_struct ts_listeners_srcu;

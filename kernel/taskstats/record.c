@@ -313,9 +313,11 @@ static size_t record_len(size_t pad)
 static struct taskstats *record_lay(void *at, size_t pad, int id_type,
 				    u32 id)
 {
-	int aggr = id_type == TASKSTATS_TYPE_PID ?
-		   TASKSTATS_TYPE_AGGR_PID : TASKSTATS_TYPE_AGGR_TGID;
+	int aggr = id_type + TASKSTATS_TYPE_AGGR_PID - TASKSTATS_TYPE_PID;
 	struct nlattr *na;
+
+	static_assert(TASKSTATS_TYPE_AGGR_TGID - TASKSTATS_TYPE_TGID ==
+		      TASKSTATS_TYPE_AGGR_PID - TASKSTATS_TYPE_PID);
 
 	nla_hdr_put(at, aggr, record_len(pad) - NLA_HDRLEN);
 	na = nla_hdr_put(at + NLA_HDRLEN, id_type, sizeof(u32));
@@ -331,16 +333,18 @@ static struct taskstats *record_lay(void *at, size_t pad, int id_type,
 /**
  * ts_record_open() - add a record to the message at the end of an skb
  * @skb: the message's skb
+ * @msg: the message, which ts_msg_open() started
  * @id_type: TASKSTATS_TYPE_PID or TASKSTATS_TYPE_TGID
  * @id: the pid or tgid the record is of
  *
- * Adds a record of @id to the message at the end of @skb: returns the
- * room for its stats, or NULL (leaving @skb as it was) if it does not
- * fit.
+ * Adds a record of @id to @msg, the message at the end of @skb, and
+ * counts it in the message's length: returns the room for its stats, or
+ * NULL (leaving @skb and @msg as they were) if it does not fit.
  *
  * Return: the room for the record's stats, or NULL if it does not fit.
  */
-struct taskstats *ts_record_open(struct sk_buff *skb, int id_type, u32 id)
+struct taskstats *ts_record_open(struct sk_buff *skb, struct ts_msg *msg,
+				 int id_type, u32 id)
 {
 	void *at = skb_tail_pointer(skb);
 	size_t pad = record_pad(at);
@@ -348,6 +352,7 @@ struct taskstats *ts_record_open(struct sk_buff *skb, int id_type, u32 id)
 	if (skb_tailroom(skb) < record_len(pad))
 		return NULL;
 	__skb_put(skb, record_len(pad));
+	msg->nlh->nlmsg_len += record_len(pad);
 	return record_lay(at, pad, id_type, id);
 }
 
@@ -359,13 +364,14 @@ struct taskstats *ts_record_open(struct sk_buff *skb, int id_type, u32 id)
  * @flags: netlink message flags
  * @id_type: TASKSTATS_TYPE_PID or TASKSTATS_TYPE_TGID
  * @id: the pid or tgid the first record is of
- * @msg: the message, for ts_msg_close() or nlmsg_cancel()
+ * @msg: the message, for ts_record_open() or nlmsg_cancel()
  *
  * Opens a TASKSTATS_CMD_NEW message in @skb with a first record of @id,
- * as genlmsg_put() and ts_record_open() would, with one room check: returns the room for its
- * stats, or NULL (leaving @skb as it was) if the two do not fit.
- * ts_msg_close() ends the message, nlmsg_cancel(@skb, @msg->nlh) takes it
- * back.
+ * as genlmsg_put() and ts_record_open() would, with one room check:
+ * returns the room for its stats, or NULL (leaving @skb as it was) if
+ * the two do not fit. Its length is set: the message is complete, with
+ * no genlmsg_end(), as ts_record_open() keeps it when it adds a record.
+ * nlmsg_cancel(@skb, @msg->nlh) takes it back.
  *
  * Return: the room for the first record's stats, or NULL if it does not
  * fit.
