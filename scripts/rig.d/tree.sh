@@ -220,6 +220,9 @@ stage_series() {
 		git -C "$SRC/stage" -c user.name="$(sign_name)" -c user.email="$(sign_email)" \
 			commit -q -s --allow-empty -F "$dir/message"
 	done
+	# What the overlay held when the stage was made: `make import`
+	# writes back only the files edited in the stage since.
+	git -C "$SRC/stage" tag -f staged >/dev/null
 	unclaimed=$(overlay_files | grep -vxF -f "$claimed" || true)
 	rm -f "$claimed"
 	[[ -z $unclaimed ]] ||
@@ -316,20 +319,27 @@ import_hooks() {
 }
 
 cmd_import() {
-	local st=$SRC/stage dirs commits n i dir c dest f own installs
+	local st=$SRC/stage dirs commits staged n i dir c dest f own installs
 	[[ -e $st/.git ]] || die "import: no build/src/stage: run 'make tree', edit there, then import"
 	mapfile -t dirs < <(patch_dirs)
 	mapfile -t commits < <(git -C "$st" rev-list --reverse base..HEAD)
 	n=${#dirs[@]}
 	[[ ${#commits[@]} == "$n" ]] ||
 		die "import: build/src/stage has ${#commits[@]} commits for $n patches/NNNN-*/ directories: add or remove a directory first"
+	git -C "$st" rev-parse -q --verify staged >/dev/null ||
+		die "import: build/src/stage was not made by this rig's 'make tree': run it again"
 	[[ -z $(git -C "$st" status --porcelain --untracked-files=no) ]] ||
 		die "import: build/src/stage has uncommitted changes: commit them to the step they belong to"
 	installs=$(installed_files) || exit 1
 	own=$(own_diffs "$installs")
+	mapfile -t staged < <(git -C "$st" rev-list --reverse base..staged)
 	for ((i = 0; i < n; i++)); do
 		dir=${dirs[i]} c=${commits[i]}
-		git -C "$st" log -1 --format=%B "$c" | sed '/^Signed-off-by: /d' |
+		# A message reworded in the stage; the others may have been
+		# edited in patches/ meanwhile.
+		[[ ${#staged[@]} == "$n" &&
+		   $(git -C "$st" log -1 --format=%B "$c") == "$(git -C "$st" log -1 --format=%B "${staged[i]}")" ]] ||
+			git -C "$st" log -1 --format=%B "$c" | sed '/^Signed-off-by: /d' |
 			sed -e :a -e '/^\n*$/{$d;N;ba' -e '}' >"$dir/message"
 		# Files this commit changes that an earlier patch installed.
 		for dest in $(git -C "$st" diff --name-only "$c^" "$c"); do
@@ -350,7 +360,10 @@ cmd_import() {
 			true
 		done
 	done
+	# Only the files edited in the stage: the overlay's others may have
+	# been edited meanwhile (a file of the selftests, a new one).
 	while read -r f src dest; do
+		git -C "$st" diff --quiet staged HEAD -- "$dest" && continue
 		git -C "$st" show "HEAD:$dest" >"$RIG/$src"
 	done <<<"$installs"
 	say "import: done; 'make tree' checks that the series rebuilds the same commits"
