@@ -151,6 +151,7 @@ int ts_requester_init(struct requester *rq, const struct sk_buff *skb,
 	 */
 	rq->io_exact = !rq->admin ||
 		       requester_capable(skb, opener, CAP_SYS_PTRACE);
+	rq->cgroup_id = false;
 	return 0;
 }
 

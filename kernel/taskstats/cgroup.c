@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * taskstats: the tasks of one cgroup, or of its subtree, listed for
- * a dump.
+ * a dump; the cgroup a listener hears the exits of.
  */
 #include <linux/cgroup.h>
 #include <linux/file.h>
@@ -205,4 +205,43 @@ struct cgroup_list *ts_cgroup_list_start(u32 fd, bool subtree, bool tgid,
 	}
 	cgroup_list_sort(l);
 	return l;
+}
+
+/**
+ * ts_cgroup_filter_init() - the cgroup a listener hears the exits of
+ * @f: set to it
+ * @fd: a file descriptor of the cgroup's directory, on cgroup v2
+ * @subtree: of its descendants too
+ *
+ * Keeps the cgroup's id and level, which the tasks' cgroups are matched
+ * against as they exit: cgroup v2 only, the one hierarchy every task is
+ * in, whose ids records carry. The fd must be open (not O_PATH), as for a
+ * cgroup dump: the registrant opened the directory, or was given it.
+ *
+ * Return: 0; -EBADF for a closed or O_PATH fd, -EINVAL for a file that
+ * is no cgroup directory, -ENOENT for a removed cgroup, -EOPNOTSUPP for a
+ * cgroup v1 directory.
+ */
+int ts_cgroup_filter_init(struct ts_cgroup_filter *f, u32 fd, bool subtree)
+{
+	struct cgroup_subsys_state *css;
+	struct cgroup *cgrp;
+	int ret = 0;
+
+	CLASS(fd, file)(fd);
+	if (fd_empty(file))
+		return -EBADF;
+	css = cgroup_dir_css(fd_file(file)->f_path.dentry);
+	if (IS_ERR(css))
+		return PTR_ERR(css);
+	cgrp = css->cgroup;
+	if (cgrp->root == &cgrp_dfl_root) {
+		f->id = cgroup_id(cgrp);
+		f->level = cgrp->level;
+		f->subtree = subtree;
+	} else {
+		ret = -EOPNOTSUPP;
+	}
+	css_put(css);
+	return ret;
 }

@@ -121,6 +121,7 @@ static struct dump_ctx *dump_ctx(struct netlink_callback *cb)
  *
  * Runs in the sender's context: the cgroup fd, if any, is the sender's.
  * No id attribute is looked at, as always; DUMP_SUBTREE alone is EINVAL.
+ * With CGROUP_ID every record carries its task's cgroup id.
  *
  * Return: 0 or a negative errno.
  */
@@ -143,6 +144,8 @@ int taskstats_dump_start(struct netlink_callback *cb)
 	if (!ctx->rq)
 		return -ENOMEM;
 	ret = ts_requester_init(ctx->rq, cb->skb, cb->extack);
+	if (!ret && attrs)
+		ret = ts_requester_opts(ctx->rq, attrs, cb->extack);
 	if (ret) {
 		kfree(ctx->rq);
 		return ret;
@@ -259,9 +262,16 @@ int taskstats_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 		ret = ts_read_record(rq, tsk, nr, ctx->tgid,
 				     PTRACE_MODE_READ_FSCREDS | PTRACE_MODE_NOAUDIT,
 				     may_wait, stats);
+		if (!ret && rq->cgroup_id)
+			ret = ts_record_put_cgroup_id(skb, &msg, tsk);
 		put_task_struct(tsk);
 		if (ret) {
 			nlmsg_cancel(skb, msg.nlh);
+			if (ret == -EMSGSIZE) {	/* the id did not fit: as above */
+				dump_back(ctx);
+				full = true;
+				break;
+			}
 			if (ret == -EAGAIN && first && records) {
 				/* Mid-exec: the next part waits a moment. */
 				dump_back(ctx);

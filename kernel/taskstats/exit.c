@@ -12,7 +12,9 @@
  * signal->stats under signal->stats_lock. With listeners, the record is
  * collected once per run of listeners that share a view and the message
  * cloned per listener; the last thread of a group also sums the group,
- * once, if one of them may read its leader.
+ * once, if one of them may read its leader. A listener of one cgroup
+ * costs the exits of other cgroups a compare of ids (two loads, three
+ * for a subtree), made before anything else is checked.
  */
 #include <linux/acct.h>
 #include <linux/percpu.h>
@@ -111,7 +113,8 @@ static struct taskstats *group_exit_sum(struct task_struct *tsk)
 /*
  * The exit message number @seqnum of @tsk with the ids of @rq's
  * namespaces, with the record of its group @group unless that is NULL;
- * none if @group is an error.
+ * none if @group is an error. With the cgroup ids @rq asked for: the
+ * cgroup @tsk exits in, its leader's for the group.
  */
 static struct sk_buff *exit_msg(struct task_struct *tsk, int group_dead,
 				const struct taskstats *group,
@@ -123,7 +126,8 @@ static struct sk_buff *exit_msg(struct task_struct *tsk, int group_dead,
 
 	if (IS_ERR(group))
 		return NULL;
-	skb = genlmsg_new((group ? 2 : 1) * ts_record_size(), GFP_KERNEL);
+	skb = genlmsg_new((group ? 2 : 1) * ts_record_size(rq->cgroup_id),
+			  GFP_KERNEL);
 	if (!skb)
 		return NULL;
 	stats = ts_msg_open(skb, 0, seqnum, 0, TASKSTATS_TYPE_PID,
@@ -133,6 +137,8 @@ static struct sk_buff *exit_msg(struct task_struct *tsk, int group_dead,
 	ts_collect_task(stats, tsk, rq);
 	if (group_dead)
 		stats->ac_flag |= AGROUP;
+	if (rq->cgroup_id && ts_record_put_cgroup_id(skb, &msg, tsk))
+		goto fail;
 	if (group) {
 		stats = ts_record_open(skb, &msg, TASKSTATS_TYPE_TGID,
 				       task_tgid_nr_ns(tsk, rq->pid_ns));
@@ -140,6 +146,9 @@ static struct sk_buff *exit_msg(struct task_struct *tsk, int group_dead,
 			goto fail;
 		memcpy(stats, group, sizeof(*stats));
 		stats->version = TASKSTATS_VERSION;
+		if (rq->cgroup_id &&
+		    ts_record_put_cgroup_id(skb, &msg, tsk->group_leader))
+			goto fail;
 	}
 	return skb;
 fail:
@@ -149,12 +158,14 @@ fail:
 
 /*
  * Sends @tsk's exit to the listeners of one CPU of one pid namespace that
- * may hear of it: the initial namespace's admin hears of every task, any
- * other listener of the tasks it could read, and of the group's record
- * (@group, when @tsk is the last of a multi-threaded group) only if it
- * could read the leader, as a TGID GET judges it. Listeners sharing
- * namespaces, that verdict and the I/O counters' precision (usually all
- * of them) share one message, cloned.
+ * may hear of it: those of every cgroup or of @cgrp, where @tsk exits (or
+ * of an ancestor, for a subtree). Of those the initial namespace's admin
+ * hears of every task, any other listener of the tasks it could read, and
+ * of the group's record (@group, when @tsk is the last of a
+ * multi-threaded group) only if it could read the leader, as a TGID GET
+ * judges it. Listeners sharing
+ * namespaces, that verdict, the I/O counters' precision and the cgroup
+ * ids (usually all of them) share one message, cloned.
  *
  * Each CPU of each namespace numbers the exits its listeners hear
  * (nlmsg_seq), with a number of the namespace's own, so that a gap never
@@ -169,7 +180,8 @@ fail:
  * its end pay for the sum (an allocation and a walk of the group).
  */
 static void notify_listeners(struct task_struct *tsk, int group_dead,
-			     struct taskstats **group, struct cpu_listeners *cl)
+			     struct taskstats **group, struct cpu_listeners *cl,
+			     struct cgroup *cgrp)
 {
 	const unsigned int mode = PTRACE_MODE_READ_FSCREDS | PTRACE_MODE_NOAUDIT;
 	struct task_struct *leader = tsk->group_leader;
@@ -190,7 +202,8 @@ static void notify_listeners(struct task_struct *tsk, int group_dead,
 
 		if (link->seq > seq)
 			continue;	/* added during this walk */
-		if (!ts_may_read(rq, tsk, mode))
+		if (!ts_cgroup_filter_match(&link->l->cg, cgrp) ||
+		    !ts_may_read(rq, tsk, mode))
 			continue;
 		with_group = group && (leader == tsk || ts_may_read(rq, leader, mode));
 		if (with_group && !*group)
@@ -203,6 +216,7 @@ static void notify_listeners(struct task_struct *tsk, int group_dead,
 		if (!msg || view->pid_ns != rq->pid_ns ||
 		    view->cred->user_ns != rq->cred->user_ns ||
 		    view->io_exact != rq->io_exact ||
+		    view->cgroup_id != rq->cgroup_id ||
 		    view_group != with_group) {
 			nlmsg_free(msg);
 			view = rq;
@@ -245,6 +259,7 @@ void taskstats_exit(struct task_struct *tsk, int group_dead)
 	unsigned int cpu = raw_smp_processor_id();
 	struct taskstats *group, *sum = NULL;
 	struct pid_namespace *ns;
+	struct cgroup *cgrp;
 	int idx;
 
 	if (!ts_family_registered)
@@ -256,6 +271,7 @@ void taskstats_exit(struct task_struct *tsk, int group_dead)
 
 	if (!exit_heard(tsk, cpu))
 		return;
+	cgrp = ts_exit_cgroup(tsk);
 	idx = srcu_read_lock(&ts_listeners_srcu);
 	for (ns = task_active_pid_ns(tsk); ns; ns = ns->parent) {
 		struct taskstats_listeners *nsl = ts_nsl_find(ns);
@@ -263,7 +279,7 @@ void taskstats_exit(struct task_struct *tsk, int group_dead)
 		if (nsl)
 			notify_listeners(tsk, group_dead,
 					 group && group_dead ? &sum : NULL,
-					 per_cpu_ptr(nsl->cpu, cpu));
+					 per_cpu_ptr(nsl->cpu, cpu), cgrp);
 	}
 	srcu_read_unlock(&ts_listeners_srcu, idx);
 	if (!IS_ERR(sum))

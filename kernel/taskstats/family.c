@@ -5,8 +5,8 @@
  * This file holds the family, its requests and cgroupstats; the other files
  * of kernel/taskstats/ hold who may read what (access.c), collecting a
  * record and laying it out in a message (record.c), the exit listeners
- * (listeners.c), dumps (dump.c), the task lists of cgroup dumps (cgroup.c)
- * and the exit path (exit.c).
+ * (listeners.c), dumps (dump.c), the task lists of cgroup dumps and the
+ * cgroups of listeners (cgroup.c) and the exit path (exit.c).
  *
  * The model. A record is a struct taskstats describing one task (AGGR_PID)
  * or one thread group (AGGR_TGID). Three collectors fill it: basic and
@@ -16,8 +16,13 @@
  *  - on request: TASKSTATS_CMD_GET with a PID or TGID attribute is answered
  *    with one TASKSTATS_CMD_NEW message holding one record;
  *  - on exit: a task exiting on CPU n sends a record to every listener
- *    registered for CPU n (REGISTER_CPUMASK), plus a record of its whole
- *    thread group when it is the last thread of a multi-threaded group.
+ *    registered for CPU n (REGISTER_CPUMASK), of every cgroup or of the
+ *    task's, plus a record of its whole thread group when it is the last
+ *    thread of a multi-threaded group.
+ *
+ * Asked for (TASKSTATS_CMD_ATTR_CGROUP_ID), a record also carries the
+ * cgroup v2 id of its task, after its stats; the others keep the layout
+ * clients have always parsed.
  *
  * Every request is handled in four steps, kept apart on purpose: parse the
  * attributes, size the reply, lay out each record's attributes, collect
@@ -92,10 +97,11 @@ static int cmd_get_stats(struct sk_buff *skb, struct genl_info *info,
 	struct ts_msg msg;
 	int ret;
 
-	ret = ts_requester_init(&rq, skb, info->extack);
+	ret = ts_requester_init(&rq, skb, info->extack) ?:
+	      ts_requester_opts(&rq, info->attrs, info->extack);
 	if (ret)
 		return ret;
-	rep = genlmsg_new(ts_record_size(), GFP_KERNEL);
+	rep = genlmsg_new(ts_record_size(rq.cgroup_id), GFP_KERNEL);
 	if (!rep)
 		return -ENOMEM;
 	ret = -EMSGSIZE;
@@ -109,6 +115,8 @@ static int cmd_get_stats(struct sk_buff *skb, struct genl_info *info,
 		goto fail;
 	ret = ts_read_record(&rq, tsk, id, group, PTRACE_MODE_READ_FSCREDS,
 			     false, stats);
+	if (!ret && rq.cgroup_id)
+		ret = ts_record_put_cgroup_id(rep, &msg, tsk);
 	put_task_struct(tsk);
 	if (ret)
 		goto fail;
@@ -141,15 +149,46 @@ static int parse_cpumask(const struct nlattr *na, struct cpumask *mask)
 }
 
 /*
+ * The cgroup a registration names (DUMP_CGROUP_FD, DUMP_SUBTREE), into
+ * @cg; none: every cgroup.
+ */
+static int parse_cgroup_filter(struct nlattr **attrs,
+			       struct ts_cgroup_filter *cg,
+			       struct netlink_ext_ack *extack)
+{
+	struct nlattr *fd = attrs[TASKSTATS_CMD_ATTR_DUMP_CGROUP_FD];
+	bool subtree = nla_get_flag(attrs[TASKSTATS_CMD_ATTR_DUMP_SUBTREE]);
+	int ret;
+
+	memset(cg, 0, sizeof(*cg));
+	if (!fd) {
+		if (!subtree)
+			return 0;
+		NL_SET_ERR_MSG_ATTR(extack, attrs[TASKSTATS_CMD_ATTR_DUMP_SUBTREE],
+				    "a subtree of no cgroup");
+		return -EINVAL;
+	}
+	ret = ts_cgroup_filter_init(cg, nla_get_u32(fd), subtree);
+	if (ret == -EOPNOTSUPP)
+		NL_SET_ERR_MSG_ATTR(extack, fd, "listeners follow cgroup v2 only");
+	else if (ret)
+		NL_SET_ERR_MSG_ATTR(extack, fd, "not an open directory of a live cgroup");
+	return ret;
+}
+
+/*
  * REGISTER_CPUMASK and DEREGISTER_CPUMASK: CAP_NET_ADMIN over the owner
  * of the requester's pid namespace, for the opener and the sender.
  * Checked here only: a capability check that passes marks the caller as
  * having used it (PF_SUPERPRIV, ASU in its record), which a container's
- * root that only reads its own tasks has not.
+ * root that only reads its own tasks has not. A registration may name a
+ * cgroup, whose exits alone the listener then hears, and ask for the
+ * cgroup id in its records; a deregistration only names CPUs.
  */
 static int cmd_listener(struct sk_buff *skb, struct genl_info *info,
 			const struct nlattr *na, bool add)
 {
+	struct ts_cgroup_filter cg;
 	struct requester rq;
 	cpumask_var_t mask;
 	int ret;
@@ -167,7 +206,9 @@ static int cmd_listener(struct sk_buff *skb, struct genl_info *info,
 	if (ret)
 		goto out;
 	if (add)
-		ret = ts_listener_add(&rq, NETLINK_CB(skb).sk, mask);
+		ret = ts_requester_opts(&rq, info->attrs, info->extack) ?:
+		      parse_cgroup_filter(info->attrs, &cg, info->extack) ?:
+		      ts_listener_add(&rq, NETLINK_CB(skb).sk, mask, &cg);
 	else
 		ret = ts_listener_del(NETLINK_CB(skb).sk, mask);
 out:
@@ -236,6 +277,7 @@ static const struct nla_policy taskstats_cmd_get_policy[] = {
 	[TASKSTATS_CMD_ATTR_DUMP_TGID]		= { .type = NLA_FLAG },
 	[TASKSTATS_CMD_ATTR_DUMP_CGROUP_FD]	= { .type = NLA_U32 },
 	[TASKSTATS_CMD_ATTR_DUMP_SUBTREE]	= { .type = NLA_FLAG },
+	[TASKSTATS_CMD_ATTR_CGROUP_ID]		= { .type = NLA_FLAG },
 };
 
 static const struct nla_policy cgroupstats_cmd_get_policy[] = {

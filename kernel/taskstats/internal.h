@@ -7,6 +7,7 @@
 #ifndef _KERNEL_TASKSTATS_INTERNAL_H
 #define _KERNEL_TASKSTATS_INTERNAL_H
 
+#include <linux/cgroup.h>
 #include <linux/cpumask.h>
 #include <linux/list.h>
 #include <linux/pid_namespace.h>
@@ -39,6 +40,19 @@ struct requester {
 	struct pid_namespace *pid_ns;
 	bool admin;		/* CAP_NET_ADMIN in the initial user namespace */
 	bool io_exact;		/* gets the I/O counters unrounded */
+	bool cgroup_id;		/* its records carry their cgroup v2 id */
+};
+
+/*
+ * The cgroup v2 a listener hears the exits of (or of its subtree): its id
+ * and level, not a reference, so that a listener pins nothing and its
+ * cgroup may be removed; no task exits in it after that, and an id is
+ * never given to another cgroup. id 0: every cgroup.
+ */
+struct ts_cgroup_filter {
+	u64 id;
+	int level;
+	bool subtree;
 };
 
 /*
@@ -65,6 +79,7 @@ struct listener {
 	struct sock *sk;
 	struct requester rq;
 	struct ucounts *ucounts;	/* charged, unless rq.admin */
+	struct ts_cgroup_filter cg;
 	struct taskstats_listeners *nsl;
 	struct list_head links;		/* struct listener_link.sibling */
 	struct rcu_head rcu;
@@ -98,6 +113,7 @@ struct group_times {
 /* A TASKSTATS_CMD_NEW message being written. */
 struct ts_msg {
 	struct nlmsghdr *nlh;
+	struct nlattr *rec;		/* its last record's AGGR nest */
 };
 
 /* A record's bytes before its pad: the AGGR nest's header, PID or TGID. */
@@ -105,11 +121,31 @@ struct ts_msg {
 
 /*
  * Room for one record in a message, including the pad that aligns STATS
- * to 8 bytes (see record.c); a constant.
+ * to 8 bytes (see record.c) and, if asked for, its cgroup id; a constant
+ * for each.
  */
-static inline size_t ts_record_size(void)
+static inline size_t ts_record_size(bool cgroup_id)
 {
-	return TS_RECORD_HEAD + nla_total_size_64bit(sizeof(struct taskstats));
+	return TS_RECORD_HEAD + nla_total_size_64bit(sizeof(struct taskstats)) +
+	       (cgroup_id ? nla_total_size_64bit(sizeof(u64)) : 0);
+}
+
+/*
+ * The cgroup v2 id of @tsk, which the caller keeps from being freed: its
+ * css_set, and with it the cgroup, lives as long as the task struct.
+ */
+static inline u64 ts_task_cgroup_id(struct task_struct *tsk)
+{
+#ifdef CONFIG_CGROUPS
+	u64 id;
+
+	rcu_read_lock();
+	id = cgroup_id(task_dfl_cgroup(tsk));
+	rcu_read_unlock();
+	return id;
+#else
+	return 0;
+#endif
 }
 
 /* family.c */
@@ -139,6 +175,23 @@ static inline bool ts_may_open(const struct requester *rq,
 bool ts_may_read(const struct requester *rq, struct task_struct *tsk,
 		 unsigned int mode);
 
+/*
+ * What a request asks of its records beyond the record: the cgroup id
+ * (TASKSTATS_CMD_ATTR_CGROUP_ID), which a kernel without cgroups has not.
+ */
+static inline int ts_requester_opts(struct requester *rq, struct nlattr **attrs,
+				    struct netlink_ext_ack *extack)
+{
+	struct nlattr *cgroup_id = attrs[TASKSTATS_CMD_ATTR_CGROUP_ID];
+
+	rq->cgroup_id = cgroup_id;
+	if (cgroup_id && !IS_ENABLED(CONFIG_CGROUPS)) {
+		NL_SET_ERR_MSG_ATTR(extack, cgroup_id, "a kernel without cgroups");
+		return -EOPNOTSUPP;
+	}
+	return 0;
+}
+
 /* record.c */
 void ts_collect_task(struct taskstats *stats, struct task_struct *tsk,
 		     const struct requester *rq);
@@ -155,6 +208,8 @@ struct taskstats *ts_record_open(struct sk_buff *skb, struct ts_msg *msg,
 struct taskstats *ts_msg_open(struct sk_buff *skb, u32 portid, u32 seq,
 			      int flags, int id_type, u32 id,
 			      struct ts_msg *msg);
+int ts_record_put_cgroup_id(struct sk_buff *skb, struct ts_msg *msg,
+			    struct task_struct *tsk);
 
 /* listeners.c */
 extern struct srcu_struct ts_listeners_srcu;
@@ -162,7 +217,7 @@ extern atomic_t ts_nr_nsl;
 extern struct taskstats_listeners ts_init_listeners;
 struct taskstats_listeners *ts_nsl_find(struct pid_namespace *ns);
 int ts_listener_add(const struct requester *rq, struct sock *sk,
-		    const struct cpumask *mask);
+		    const struct cpumask *mask, const struct ts_cgroup_filter *cg);
 int ts_listener_del(struct sock *sk, const struct cpumask *mask);
 void ts_listener_sock_destroy(void *priv);
 void ts_listener_send(struct sock *sk, struct sk_buff *skb);
@@ -192,6 +247,27 @@ struct cgroup_list {
 void ts_cgroup_list_free(struct cgroup_list *l);
 struct cgroup_list *ts_cgroup_list_start(u32 fd, bool subtree, bool tgid,
 					 const struct requester *rq);
+int ts_cgroup_filter_init(struct ts_cgroup_filter *f, u32 fd, bool subtree);
+
+/*
+ * Whether @f lets a listener hear of a task that exits in @cgrp: a load
+ * or two and a compare, before any check of the listener's rights.
+ */
+static inline bool ts_cgroup_filter_match(const struct ts_cgroup_filter *f,
+					  struct cgroup *cgrp)
+{
+	if (!f->id)
+		return true;
+	if (f->subtree)
+		cgrp = cgroup_ancestor(cgrp, f->level);
+	return cgrp && cgroup_id(cgrp) == f->id;
+}
+
+/* The cgroup v2 of current, exiting: it stays put (PF_EXITING). */
+static inline struct cgroup *ts_exit_cgroup(struct task_struct *tsk)
+{
+	return task_dfl_cgroup(tsk);
+}
 
 /*
  * The next task of @l still alive and still the one listed, with a
@@ -249,6 +325,23 @@ static inline struct cgroup_list *ts_cgroup_list_start(u32 fd, bool subtree, boo
 
 static inline void ts_cgroup_list_free(struct cgroup_list *l)
 {
+}
+
+static inline int ts_cgroup_filter_init(struct ts_cgroup_filter *f, u32 fd,
+					bool subtree)
+{
+	return -EOPNOTSUPP;
+}
+
+static inline bool ts_cgroup_filter_match(const struct ts_cgroup_filter *f,
+					  struct cgroup *cgrp)
+{
+	return true;
+}
+
+static inline struct cgroup *ts_exit_cgroup(struct task_struct *tsk)
+{
+	return NULL;
 }
 #endif
 

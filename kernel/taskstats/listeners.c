@@ -20,10 +20,12 @@
  * beyond), except those of the initial namespace's admin.
  *
  * A listener is a socket registered for the exits on some CPUs, with the
- * requester that registered it. It belongs to the socket (its generic
- * netlink private data), holds a reference on it and sends records to it,
- * never to its port id: a closed socket's port id can be bound again at
- * once by anyone. The socket's release removes it.
+ * requester that registered it and, if it named one, the cgroup whose
+ * exits alone it hears (struct ts_cgroup_filter, which pins nothing). It
+ * belongs to the socket (its generic netlink private data), holds a
+ * reference on it and sends records to it, never to its port id: a
+ * closed socket's port id can be bound again at once by anyone. The
+ * socket's release removes it.
  *
  * Listeners are kept per pid namespace (struct taskstats_listeners,
  * which the namespace points to), and in it per CPU, as links: an exit on
@@ -239,6 +241,7 @@ static void listener_alloc_free(struct listener_alloc *a)
  * lists, went away after listener_alloc() looked.
  */
 static struct listener *listener_new(const struct requester *rq,
+				     const struct ts_cgroup_filter *cg,
 				     struct sock *sk, struct listener_alloc *a)
 {
 	struct ucounts *ucounts = NULL;
@@ -268,6 +271,7 @@ static struct listener *listener_new(const struct requester *rq,
 	l->ucounts = ucounts;
 	l->rq = *rq;
 	ts_requester_get(&l->rq);
+	l->cg = *cg;
 	sock_hold(sk);
 	l->sk = sk;
 	INIT_LIST_HEAD(&l->links);
@@ -289,14 +293,19 @@ static void listener_drop(struct listener *l)
 }
 
 /*
- * A socket listens with one identity, that of its first registration;
- * another requester may only add CPUs if it would hear the same exits,
- * with the same ids.
+ * A socket listens with one identity and one cgroup, those of its first
+ * registration; another may only add CPUs if it would hear the same
+ * exits, with the same ids, in the same records.
  */
-static bool same_requester(const struct requester *a, const struct requester *b)
+static bool same_listener(const struct listener *l, const struct requester *b,
+			  const struct ts_cgroup_filter *cg)
 {
+	const struct requester *a = &l->rq;
+
 	if (a->admin != b->admin || a->io_exact != b->io_exact ||
-	    a->pid_ns != b->pid_ns || a->cred->user_ns != b->cred->user_ns)
+	    a->cgroup_id != b->cgroup_id || a->pid_ns != b->pid_ns ||
+	    a->cred->user_ns != b->cred->user_ns || l->cg.id != cg->id ||
+	    l->cg.level != cg->level || l->cg.subtree != cg->subtree)
 		return false;
 	return a->admin || (a->cred == b->cred && a->opener == b->opener);
 }
@@ -306,14 +315,17 @@ static bool same_requester(const struct requester *a, const struct requester *b)
  * @rq: the registrant
  * @sk: the socket
  * @mask: the CPUs
+ * @cg: the cgroup whose exits it hears, zeroed for every cgroup
  *
  * Adds the CPUs of @mask to the listener of @sk, creating it. Either every
- * CPU of @mask is added or, on error, nothing changes.
+ * CPU of @mask is added or, on error, nothing changes. A socket that
+ * listens already only adds CPUs with the same registrant and @cg
+ * (-EBUSY otherwise).
  *
  * Return: 0 or a negative errno; on error nothing changes.
  */
 int ts_listener_add(const struct requester *rq, struct sock *sk,
-		    const struct cpumask *mask)
+		    const struct cpumask *mask, const struct ts_cgroup_filter *cg)
 {
 	struct listener_link *link, *tmp;
 	struct listener_alloc a;
@@ -329,12 +341,12 @@ again:
 	if (ret)
 		goto free;
 	l = a.ls->l;
-	if (l && !same_requester(&l->rq, rq)) {
+	if (l && !same_listener(l, rq, cg)) {
 		ret = -EBUSY;
 		goto out;
 	}
 	if (!l) {
-		l = listener_new(rq, sk, &a);
+		l = listener_new(rq, cg, sk, &a);
 		if (IS_ERR(l)) {
 			ret = PTR_ERR(l);
 			goto out;

@@ -286,7 +286,8 @@ out:
 /*
  * A record goes on the wire as AGGR_{PID,TGID}{ {PID,TGID}, [NULL,]
  * STATS }, the empty NULL attribute only where STATS would otherwise not
- * start 8-byte aligned on an architecture that cares. The collectors
+ * start 8-byte aligned on an architecture that cares; one asked for with
+ * its cgroup id ends with [NULL,] CGROUP_ID (ts_record_put_cgroup_id()). The collectors
  * write straight into the STATS attribute reserved for them: collecting
  * into a buffer and copying it in would add a slab round trip and a
  * 688-byte copy to every GET, dump record and exit event.
@@ -353,6 +354,7 @@ struct taskstats *ts_record_open(struct sk_buff *skb, struct ts_msg *msg,
 		return NULL;
 	__skb_put(skb, record_len(pad));
 	msg->nlh->nlmsg_len += record_len(pad);
+	msg->rec = at;
 	return record_lay(at, pad, id_type, id);
 }
 
@@ -391,5 +393,33 @@ struct taskstats *ts_msg_open(struct sk_buff *skb, u32 portid, u32 seq,
 	genlmsg_hdr_put(nlh, len, portid, seq, &ts_family, flags,
 			TASKSTATS_CMD_NEW);
 	msg->nlh = nlh;
+	msg->rec = at;
 	return record_lay(at, pad, id_type, id);
+}
+
+/**
+ * ts_record_put_cgroup_id() - add the cgroup id to a message's last record
+ * @skb: the message's skb
+ * @msg: the message, whose last record is the last thing in @skb
+ * @tsk: the task whose cgroup v2 id the record carries, referenced
+ *
+ * Appends TASKSTATS_TYPE_CGROUP_ID to the AGGR nest of the record
+ * ts_msg_open() or ts_record_open() added last, after its STATS, and
+ * counts it in the nest's and the message's lengths (a NULL pad before
+ * it where a u64 must be aligned). Only a requester that asked for it
+ * gets it: every other record keeps the fixed layout existing clients
+ * know, and pays nothing for it.
+ *
+ * Return: 0, or -EMSGSIZE (leaving @skb and @msg as they were) if it
+ * does not fit.
+ */
+int ts_record_put_cgroup_id(struct sk_buff *skb, struct ts_msg *msg,
+			    struct task_struct *tsk)
+{
+	if (nla_put_u64_64bit(skb, TASKSTATS_TYPE_CGROUP_ID,
+			      ts_task_cgroup_id(tsk), TASKSTATS_TYPE_NULL))
+		return -EMSGSIZE;
+	nla_nest_end(skb, msg->rec);
+	nlmsg_end(skb, msg->nlh);
+	return 0;
 }

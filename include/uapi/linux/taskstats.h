@@ -203,9 +203,10 @@ enum {
 	TASKSTATS_TYPE_PID,		/* u32 */
 	TASKSTATS_TYPE_TGID,		/* u32 */
 	TASKSTATS_TYPE_STATS,		/* struct taskstats */
-	TASKSTATS_TYPE_AGGR_PID,	/* nest: PID, STATS */
-	TASKSTATS_TYPE_AGGR_TGID,	/* nest: TGID, STATS */
+	TASKSTATS_TYPE_AGGR_PID,	/* nest: PID, STATS[, CGROUP_ID] */
+	TASKSTATS_TYPE_AGGR_TGID,	/* nest: TGID, STATS[, CGROUP_ID] */
 	TASKSTATS_TYPE_NULL,		/* empty, keeps STATS 8-byte aligned */
+	TASKSTATS_TYPE_CGROUP_ID,	/* u64: cgroup v2 id, if asked for */
 	__TASKSTATS_TYPE_MAX,
 };
 
@@ -217,6 +218,11 @@ enum {
  * requester's pid namespace, or one AGGR_TGID record per thread group
  * when DUMP_TGID is present; with DUMP_CGROUP_FD only those of the tasks
  * in that cgroup (and, with DUMP_SUBTREE, in its descendants).
+ * REGISTER_CPUMASK takes DUMP_CGROUP_FD and DUMP_SUBTREE too: the listener
+ * then hears only the exits of the tasks in that cgroup v2 (subtree).
+ * CGROUP_ID, with an id, a dump or REGISTER_CPUMASK, asks that every
+ * record carry the cgroup v2 id of its task (of a group's leader) as
+ * TASKSTATS_TYPE_CGROUP_ID; without it records carry none.
  */
 enum {
 	TASKSTATS_CMD_ATTR_UNSPEC = 0,
@@ -225,8 +231,9 @@ enum {
 	TASKSTATS_CMD_ATTR_REGISTER_CPUMASK,	/* cpulist string */
 	TASKSTATS_CMD_ATTR_DEREGISTER_CPUMASK,	/* cpulist string */
 	TASKSTATS_CMD_ATTR_DUMP_TGID,		/* flag, dump only */
-	TASKSTATS_CMD_ATTR_DUMP_CGROUP_FD,	/* u32: a cgroup dir fd, dump only */
+	TASKSTATS_CMD_ATTR_DUMP_CGROUP_FD,	/* u32: a cgroup dir fd */
 	TASKSTATS_CMD_ATTR_DUMP_SUBTREE,	/* flag: and its descendants */
+	TASKSTATS_CMD_ATTR_CGROUP_ID,		/* flag: records carry it */
 	__TASKSTATS_CMD_ATTR_MAX,
 };
 
