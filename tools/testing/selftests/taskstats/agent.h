@@ -51,6 +51,7 @@ enum op {
 	OP_IDS,		/* an id (arg: IDS_*) in a GET of the target, or of itself */
 	OP_HEARD_IDS,	/* an id (arg: IDS_*) in the last exit OP_HEARD heard */
 	OP_BECOME_B_WITH,	/* root becomes user B keeping the arg mask's caps */
+	OP_LISTEN_CGROUP,	/* listens to the cgroup fd passed, arg TSNL_*: 0 or -errno */
 };
 
 /*
@@ -64,6 +65,7 @@ enum id_field {
 	IDS_PPID,
 	IDS_WCHAR,	/* write_char */
 	IDS_SYSCW,	/* write_syscalls */
+	IDS_CGROUP,	/* the cgroup id (OP_HEARD_IDS): -ENODATA if none */
 };
 
 /*

@@ -158,6 +158,17 @@ static int counter_reply(uint64_t v)
 	return v > INT_MAX ? -EOVERFLOW : (int)v;
 }
 
+/*
+ * The cgroup id of the last exit heard: -ENODATA if its record carried
+ * none, -EOVERFLOW if an int cannot hold it.
+ */
+static int heard_cgroup_id(void)
+{
+	const struct tsnl_exit_more *more = &last_heard.exit.pid_more;
+
+	return more->have_cgroup_id ? counter_reply(more->cgroup_id) : -ENODATA;
+}
+
 /* The field @which (IDS_*) of record @ts; -EINVAL for another @which. */
 static int record_id(const struct taskstats *ts, int which)
 {
@@ -176,6 +187,21 @@ static int record_id(const struct taskstats *ts, int which)
 		return counter_reply(ts->write_syscalls);
 	}
 	return -EINVAL;
+}
+
+/*
+ * A new listener on every CPU for the exits of the cgroup @cgroup_fd
+ * names, with the TSNL_* @flags.
+ */
+static int listen_cgroup(int cgroup_fd, int flags)
+{
+	char cpus[256];
+
+	listener = tsnl_open();
+	if (listener < 0)
+		return listener;
+	ts_possible_cpus(cpus, sizeof(cpus));
+	return tsnl_register(listener, family, cpus, cgroup_fd, flags);
 }
 
 /* The id @which of the record a GET of @pid returns, or the GET's errno. */
@@ -548,7 +574,9 @@ static int become_b_with(unsigned int caps)
 
 static int obey(const struct cmd *c, int pidfd, int *reply_fd, int *aux)
 {
-	bool sock = c->op == OP_REGISTER_ON || c->op == OP_DEREGISTER_ON;
+	/* The fd some commands are passed is not a pidfd. */
+	bool sock = c->op == OP_REGISTER_ON || c->op == OP_DEREGISTER_ON ||
+		    c->op == OP_LISTEN_CGROUP;
 	pid_t pid = pidfd >= 0 && !sock ? pidfd_local(pidfd) : 0;
 	char cpus[256];
 
@@ -602,7 +630,13 @@ static int obey(const struct cmd *c, int pidfd, int *reply_fd, int *aux)
 	case OP_IDS:
 		return get_id(pid ? pid : getpid(), c->arg);
 	case OP_HEARD_IDS:
-		return last_heard.found ? record_id(&last_heard.exit.pid_ts, c->arg) : -ENOENT;
+		if (!last_heard.found)
+			return -ENOENT;
+		if (c->arg == IDS_CGROUP)
+			return heard_cgroup_id();
+		return record_id(&last_heard.exit.pid_ts, c->arg);
+	case OP_LISTEN_CGROUP:
+		return listen_cgroup(pidfd, c->arg);
 	case OP_BECOME_B_WITH:
 		return become_b_with(c->arg);
 	case OP_HELD_OPEN:

@@ -32,62 +32,6 @@
 #include "janitor.h"
 #include "tsnl.h"
 
-enum target {
-	NO_FD,		/* no fd attribute at all */
-	CLOSED_FD,	/* a number no file is open on */
-	O_PATH_FD,	/* the test's cgroup, opened O_PATH */
-	REGULAR_FILE,	/* a file on tmpfs */
-	OTHER_DIR,	/* /tmp: a directory, not of cgroupfs */
-	CONTROL_FILE,	/* the test cgroup's cgroup.procs */
-	REMOVED,	/* a cgroup removed while its directory stays open */
-	SUBTREE_ALONE,	/* DUMP_SUBTREE without DUMP_CGROUP_FD */
-};
-
-/* The fd of @target, -1 for none; *@close_it if the caller must close it. */
-static int target_fd(struct __test_metadata *_metadata, struct world *w,
-		     enum target target, bool *close_it)
-{
-	char path[PATH_BUF + 16];
-	int fd = -1;
-
-	*close_it = true;
-	switch (target) {
-	case NO_FD:
-	case SUBTREE_ALONE:
-		*close_it = false;
-		return -1;
-	case CLOSED_FD:
-		fd = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-		ASSERT_LE(0, fd);
-		close(fd);
-		ASSERT_EQ(-1, fcntl(fd, F_GETFD));
-		*close_it = false;
-		return fd;
-	case O_PATH_FD:
-		fd = open(w->dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
-		break;
-	case REGULAR_FILE:
-		fd = open("/tmp", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
-		break;
-	case OTHER_DIR:
-		fd = open("/tmp", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-		break;
-	case CONTROL_FILE:
-		snprintf(path, sizeof(path), "%s/cgroup.procs", w->dir);
-		fd = open(path, O_RDONLY | O_CLOEXEC);
-		break;
-	case REMOVED:
-		snprintf(path, sizeof(path), "%s/removed", w->dir);
-		ASSERT_EQ(0, ts_mess_cgroup(w->mess, path));
-		fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-		ASSERT_LE(0, fd);
-		ASSERT_EQ(0, rmdir(path));
-		break;
-	}
-	ASSERT_LE(0, fd);
-	return fd;
-}
-
 FIXTURE(cgroupstats_error) {
 	struct world w;
 };

@@ -36,7 +36,6 @@
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
-#include <sys/mount.h>
 #include <sys/stat.h>
 
 #include "../kselftest_harness.h"
@@ -352,23 +351,12 @@ TEST_F(cgroup, counts_leave_out_the_tasks_of_child_cgroups)
 TEST_F(cgroup, cgroupstats_of_a_v1_cgroup_counts_as_it_always_did)
 {
 	struct cgroupstats cs, want = { .nr_sleeping = 2, .nr_running = 1 };
-	char opts[64], sub[PATH_BUF + 8];
-	struct ts_mess *m = self->w.mess;
+	char sub[PATH_BUF + 8];
 	struct kid *k;
 	int fd;
 
-	snprintf(m->v1, sizeof(m->v1), "/tmp/ts_cgroup_v1.%d", getpid());
-	ASSERT_EQ(0, mkdir(m->v1, 0755));
-	snprintf(opts, sizeof(opts), "none,name=ts_cgroup_test.%d", getpid());
-	if (mount("cgroup", m->v1, "cgroup", 0, opts)) {
-		int err = errno;
-
-		rmdir(m->v1);
-		m->v1[0] = '\0';
-		SKIP(return, "cannot mount a named cgroup v1 hierarchy: %s", strerror(err));
-	}
-	snprintf(sub, sizeof(sub), "%s/ts", m->v1);
-	ASSERT_EQ(0, ts_mess_cgroup(self->w.mess, sub));
+	if (!v1_cgroup(_metadata, &self->w, sub, sizeof(sub)))
+		return;
 	ASSERT_EQ(0, sleeper(&self->w, sub, 1, &k));
 	ASSERT_EQ(0, spawn(&self->w, &(struct spec){ .cgroup = sub, .kind = BUSY }, &k));
 	fd = open(sub, O_RDONLY | O_DIRECTORY | O_CLOEXEC);

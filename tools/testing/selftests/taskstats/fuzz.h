@@ -14,9 +14,14 @@
 #include <sys/types.h>
 #include <linux/genetlink.h>
 #include <linux/netlink.h>
+#include <linux/taskstats.h>
 #include <linux/types.h>
 
 #include "../kselftest.h"
+#include "tsnl.h"	/* and issue 48's attributes, for an older uapi header */
+
+/* The highest TASKSTATS_CMD_GET attribute any kernel we know has. */
+#define GET_MAXATTR	TASKSTATS_CMD_ATTR_CGROUP_ID
 
 #define MAX_BATCH	64		/* messages in one datagram */
 #define MSG_ROOM	8192		/* the most an ordinary message takes */
@@ -100,7 +105,30 @@ enum node {
 	NODE_ROOT,	/* in the root cgroup */
 	NODE_CHILD,	/* in ts-fuzz */
 	NODE_SUB,	/* in ts-fuzz/sub */
+	NODE_NR
 };
+
+/*
+ * The identity a registration gives a listener, which the kernel compares
+ * (EBUSY) and by which it lays out and filters exit records: whether the
+ * records carry CGROUP_ID, the cgroup named (LF_*) and DUMP_SUBTREE; a
+ * number below LID_NONE. A socket's possible identities are a bitmask of
+ * those and of LID_NONE, for "no listener".
+ */
+enum lid_filter {
+	LF_ALL,		/* no cgroup: every exit */
+	LF_ROOT,	/* V2_ROOT */
+	LF_CHILD,	/* V2_CHILD */
+	LF_SUB,		/* V2_SUB */
+	LF_OTHER,	/* another cgroup v2 directory: its id is not known */
+};
+
+#define LID(cgid, filter, subtree)	((cgid) | (filter) << 1 | (subtree) << 4)
+#define LID_CGID(lid)			((lid) & 1)
+#define LID_FILTER(lid)			(((lid) >> 1) & 7)
+#define LID_SUBTREE(lid)		(((lid) >> 4) & 1)
+#define LID_NONE			31
+#define LID_ANY				0xffffffffu
 
 /* One message of the datagram in flight. */
 struct req {
@@ -123,6 +151,9 @@ struct req {
 	bool nobufs;		/* it started on a full socket */
 	bool cg_one;		/* cgroupstats of ts-fuzz/sub: one sleeper */
 	bool reg;		/* EXP_LISTEN with REGISTER_CPUMASK */
+	bool cgid;		/* its records must carry CGROUP_ID */
+	bool lid_known;		/* reg: @lid and @want are predicted */
+	__u8 lid;		/* reg: the identity it asks for */
 	bool done;
 	bool replied;
 	bool seen_id;
@@ -158,6 +189,8 @@ struct targets {
 	int spawn_fd;			/* read end of the spawner's pid pipe */
 	int cg_fd[CG_NR];
 	__u8 cg_class[CG_NR];		/* each one's fd_class */
+	__u64 cg_id[CG_NR];		/* cgroup v2 ids of CG_V2*, 0: unknown */
+	__u64 node_id[NODE_NR];		/* the same, by node */
 	bool sub_one;			/* ts-fuzz/sub holds one sleeping task */
 	struct watch watch[NR_WATCH];
 	int nr_watch;
@@ -181,12 +214,20 @@ struct fuzz {
 	bool series;		/* this series' kernel, not upstream's */
 	bool unfixed;		/* upstream's, declared without the fixes */
 	int get_maxattr;	/* TASKSTATS_CMD_GET's policy: the kernel's */
+	bool cgids;		/* it has CGROUP_ID and cgroup listeners */
 	struct targets t;
 	int sock;
 	__u32 portid;
 	bool ext_ack;
 	bool cap_ack;
 	bool reg_tried;		/* a registration was sent on this socket */
+	__u32 lst_may;		/* the identities its listener may have */
+	__u32 lst_stale;	/* and those of listeners it may have dropped */
+	/* how registrations on this socket mostly ask */
+	__u32 style_fd;		/* DUMP_CGROUP_FD, if style_has_fd */
+	bool style_has_fd;
+	bool style_subtree;
+	bool style_cgid;
 	__u32 on_sock;		/* messages sent on it */
 	__u32 reopen_at;
 	__u32 seq;
@@ -269,6 +310,7 @@ void print_datagram(const struct fuzz *f);
 /* fuzz_predict.c: what a message must get */
 __u32 attr_u32(const struct nlattr *na);
 __u8 fd_probe(__u32 v);
+bool lid_matches(const struct fuzz *f, __u8 lid, __u64 cgid);
 void predict(const struct fuzz *f, const struct nlmsghdr *h, bool lying,
 	     struct req *r);
 

@@ -57,7 +57,7 @@ static bool errno_documented(int err)
 static bool errno_ok(const struct req *r, int err)
 {
 	return errno_documented(err) || (err == EOVERFLOW && r->exp == EXP_LISTEN) ||
-	       (err == EBADF && r->exact && r->want == EBADF);
+	       (err == EBADF && (r->exact || r->lid_known) && r->want == EBADF);
 }
 
 /*
@@ -107,45 +107,127 @@ static const struct nlattr *walk_next(struct walk *w)
 }
 
 /*
- * Checks one TASKSTATS_TYPE_AGGR_* nest: one id of its kind, one STATS of
- * a known version, nothing else but NULL pads. Returns NULL or why not.
+ * Whether the kernel may have put an empty TASKSTATS_TYPE_NULL at @na, to
+ * align the 64-bit payload of the next attribute: only where its buffer
+ * was 8-byte aligned (nla_need_padding_for_64bit(); never on architectures
+ * with HAVE_EFFICIENT_UNALIGNED_ACCESS). A datagram is read into an 8-byte
+ * aligned buffer, where an attribute has the alignment it had there.
  */
-static const char *parse_aggr(const struct nlattr *aggr, __u32 *id)
+static bool pad_may_be_at(const struct nlattr *na)
 {
+	return !((unsigned long)na % 8);
+}
+
+/* What parse_aggr() found in a record besides its id. */
+struct aggr {
+	__u32 id;
+	bool has_cgid;
+	__u64 cgid;
+};
+
+/*
+ * Checks one TASKSTATS_TYPE_AGGR_* nest, in the kernel's exact layout:
+ * its id of its kind, [NULL,] STATS of a known version and, as @cgid
+ * asks (1: it must, 0: it must not, -1: either), [NULL,] CGROUP_ID of 8
+ * bytes, not 0; a NULL pad only where the kernel may put one. Returns
+ * NULL or why not.
+ */
+static const char *parse_aggr(const struct nlattr *aggr, int cgid,
+			      struct aggr *a)
+{
+	enum { ID, STATS, AFTER, CGID, END } want = ID;
 	int id_type = aggr->nla_type == TASKSTATS_TYPE_AGGR_PID ?
 		      TASKSTATS_TYPE_PID : TASKSTATS_TYPE_TGID;
 	struct walk w = walk_start(aggr + 1, aggr->nla_len - NLA_HDRLEN);
 	const struct nlattr *na;
-	int ids = 0, stats = 0;
+	bool pad = false;
 	__u16 version;
 
+	memset(a, 0, sizeof(*a));
 	while ((na = walk_next(&w))) {
 		int len = na->nla_len - NLA_HDRLEN;
 
-		if (na->nla_type == id_type) {
-			if (len != sizeof(__u32))
-				return "id of the wrong size";
-			*id = attr_u32(na);
-			ids++;
-		} else if (na->nla_type == TASKSTATS_TYPE_NULL) {
+		if (na->nla_type == TASKSTATS_TYPE_NULL) {
 			if (len)
 				return "a NULL pad with a payload";
-		} else if (na->nla_type == TASKSTATS_TYPE_STATS) {
+			if (!pad_may_be_at(na))
+				return "a NULL pad where no payload needs aligning";
+			if ((want != STATS && want != AFTER) || pad)
+				return "a NULL pad out of place";
+			pad = true;
+			continue;
+		}
+		if (want == ID) {
+			if (na->nla_type != id_type)
+				return "a record that does not start with its id";
+			if (len != sizeof(__u32))
+				return "id of the wrong size";
+			a->id = attr_u32(na);
+			want = STATS;
+		} else if (want == STATS) {
+			if (na->nla_type != TASKSTATS_TYPE_STATS)
+				return "no STATS after the id";
 			if (len < 4)
 				return "STATS shorter than 4 bytes";
 			memcpy(&version, na + 1, sizeof(version));
 			if (version < 1 || version > TASKSTATS_VERSION)
 				return "STATS of an unknown version";
-			stats++;
+			want = AFTER;
+		} else if (want == AFTER && na->nla_type == TASKSTATS_TYPE_CGROUP_ID) {
+			if (!cgid)
+				return "CGROUP_ID in a record that did not ask for it";
+			if (len != sizeof(__u64))
+				return "CGROUP_ID not of 8 bytes";
+			memcpy(&a->cgid, na + 1, sizeof(a->cgid));
+			if (!a->cgid)
+				return "CGROUP_ID 0";
+			a->has_cgid = true;
+			want = END;
 		} else {
 			return "an unexpected attribute";
 		}
+		pad = false;
 	}
 	if (w.bad)
 		return "attributes run past the aggregate";
-	if (ids != 1 || stats != 1)
+	if (pad)
+		return "a NULL pad at the end";
+	if (want == ID || want == STATS)
 		return "not one id and one STATS";
+	if (cgid == 1 && !a->has_cgid)
+		return "no CGROUP_ID, which the request asked for";
 	return NULL;
+}
+
+/*
+ * The cgroup id of a record asked with CGROUP_ID: that of its task's
+ * cgroup, where the fuzzer knows it (a watched task, which stays in its
+ * cgroup; a task listed by a dump of ts-fuzz or ts-fuzz/sub, where only
+ * the fuzzer's tasks are and stay).
+ */
+static void check_cgid(struct fuzz *f, const struct req *r,
+		       const struct nlmsghdr *h, const struct aggr *a)
+{
+	const __u64 *id = f->t.node_id;
+	__u64 due = 0;
+	int i;
+
+	for (i = 0; i < f->t.nr_watch; i++)
+		if (f->t.watch[i].id == a->id)
+			due = id[f->t.watch[i].node];
+	if (due && a->cgid != due) {
+		violation(f, r, h, "the record of task %u says cgroup %llu, it is in %llu",
+			  a->id, (unsigned long long)a->cgid,
+			  (unsigned long long)due);
+		return;
+	}
+	if (!r || !r->cgdump)
+		return;
+	if ((r->cg_kind == CG_V2CHILD && !lid_matches(f, LID(1, LF_CHILD, r->subtree), a->cgid)) ||
+	    (r->cg_kind == CG_V2SUB && !lid_matches(f, LID(1, LF_SUB, r->subtree), a->cgid)))
+		violation(f, r, h, "a dump of %s%s lists task %u of cgroup %llu",
+			  cg_name[r->cg_kind], r->subtree ? " with its subtree" : "",
+			  a->id, (unsigned long long)a->cgid);
 }
 
 /* A cgroup's dump: a record of a watched task says where it is. */
@@ -173,6 +255,7 @@ static void parse_records(struct fuzz *f, struct req *r,
 				   h->nlmsg_len - NLMSG_LENGTH(GENL_HDRLEN));
 	const struct nlattr *na;
 	const char *why;
+	struct aggr a;
 	int n = 0;
 	__u32 id = 0;
 
@@ -182,11 +265,15 @@ static void parse_records(struct fuzz *f, struct req *r,
 				  na->nla_type, r->aggr);
 			return;
 		}
-		why = parse_aggr(na, &id);
+		why = parse_aggr(na, r->cgid, &a);
 		if (why) {
-			violation(f, r, h, "malformed record: %s", why);
+			violation(f, r, h, "malformed record%s: %s",
+				  r->cgid ? " (CGROUP_ID asked)" : "", why);
 			return;
 		}
+		id = a.id;
+		if (a.has_cgid)
+			check_cgid(f, r, h, &a);
 		n++;
 		if (r->exp == EXP_GET && id != r->id)
 			violation(f, r, h, "record of %u answers a GET of %u", id, r->id);
@@ -285,6 +372,79 @@ static void check_echo(struct fuzz *f, const struct req *r,
 	check_tlvs(f, r, h, off);
 }
 
+/*
+ * A listener request was answered @err: whether that can be, and what the
+ * socket's listener may be now (f->lst_may). The cpulist is parsed before
+ * anything else is looked at, and which cpulists parse, or parse empty
+ * (then a registration makes no listener), is not predicted: an error
+ * the cpulist may cause proves nothing, and a registration answered 0
+ * may have left the socket without a listener.
+ */
+/* What a registration named, for a violation. */
+static const char *reg_name(const struct req *r)
+{
+	if (r->cg_kind != CG_NONE)
+		return cg_name[r->cg_kind];
+	return r->subtree ? "DUMP_SUBTREE alone" : "no cgroup";
+}
+
+static void check_listen(struct fuzz *f, struct req *r,
+			 const struct nlmsghdr *h, int err)
+{
+	__u32 me = 1u << r->lid, none = 1u << LID_NONE;
+	__u32 may = f->lst_may;
+
+	if (!r->reg) {
+		/* A deregistration of every CPU drops the listener. */
+		if (!err) {
+			f->lst_stale |= may & ~none;
+			f->lst_may |= none;
+		}
+		return;
+	}
+	if (!r->lid_known || !f->series) {
+		if (!err)
+			f->lst_may = LID_ANY;
+		return;
+	}
+	switch (err) {
+	case 0:
+		if (r->want) {
+			violation(f, r, h, "a registration naming %s%s succeeded; %s was due",
+				  reg_name(r), r->subtree ? " with its subtree" : "",
+				  errno_name(r->want));
+			f->lst_may = LID_ANY;
+		} else if (!(may & (none | me))) {
+			violation(f, r, h, "registered as %#x over a listener of %#x, not EBUSY",
+				  r->lid, may);
+			f->lst_may = LID_ANY;
+		} else {
+			f->lst_may = me | (may & none);
+		}
+		break;
+	case EBUSY:
+		if (r->want)
+			violation(f, r, h, "EBUSY for a registration naming %s: %s was due first",
+				  reg_name(r), errno_name(r->want));
+		else if (!(may & ~(none | me)))
+			violation(f, r, h, "EBUSY for a registration as %#x over a listener of %#x",
+				  r->lid, may);
+		may &= ~(none | me);
+		f->lst_may = may ? may : LID_ANY;
+		break;
+	case EBADF:
+	case ENOENT:
+	case EOPNOTSUPP:
+		if (err != r->want)
+			violation(f, r, h, "a registration naming %s got %s, %s was due",
+				  reg_name(r), errno_name(err),
+				  r->want ? errno_name(r->want) : "0");
+		break;
+	default:
+		break;
+	}
+}
+
 static void on_error(struct fuzz *f, struct req *r, const struct nlmsghdr *h)
 {
 	const struct nlmsgerr *e = NLMSG_DATA(h);
@@ -328,6 +488,8 @@ static void on_error(struct fuzz *f, struct req *r, const struct nlmsghdr *h)
 		if (f->phase == PH_USER && err != EPERM)
 			violation(f, r, h, "an unprivileged listener request got %s, not EPERM",
 				  err ? errno_name(err) : "0");
+		else if (f->phase != PH_USER)
+			check_listen(f, r, h, err);
 		break;
 	case EXP_GET:
 		if (!err && !r->replied)
@@ -503,6 +665,56 @@ static void on_new(struct fuzz *f, struct req *r, const struct nlmsghdr *h)
 	parse_records(f, r, h);
 }
 
+/*
+ * The records of an exit message as the socket's listener may have asked
+ * for them: with CGROUP_ID or not (both records alike), and only of its
+ * cgroup. A listener dropped may still have a record or two on its way:
+ * its identity still counts (f->lst_stale).
+ */
+static void check_event_lid(struct fuzz *f, const struct nlmsghdr *h,
+			    const struct aggr *a, int n)
+{
+	__u32 may = (f->lst_may | f->lst_stale) & ~(1u << LID_NONE);
+	__u8 lid;
+	int i;
+
+	/*
+	 * A registration of this datagram not yet answered may have made
+	 * the listener: exits can reach it before its ACK is queued.
+	 */
+	for (i = 0; i < f->nreq; i++) {
+		const struct req *r = &f->req[i];
+
+		if (r->exp != EXP_LISTEN || !r->reg || r->done)
+			continue;
+		may |= r->lid_known ? 1u << r->lid : LID_ANY;
+	}
+	may &= ~(1u << LID_NONE);
+	if (n == 2 && a[0].has_cgid != a[1].has_cgid) {
+		violation(f, NULL, h, "an exit message with CGROUP_ID in one record only");
+		return;
+	}
+	if (!f->cgids) {
+		if (a[0].has_cgid)
+			violation(f, NULL, h, "an exit record with CGROUP_ID, on a kernel without");
+		return;
+	}
+	if (!f->series || f->phase == PH_USER || !may || may == (LID_ANY & ~(1u << LID_NONE)))
+		return;
+	for (lid = 0; lid < LID_NONE; lid++) {
+		if (!(may & (1u << lid)) || LID_CGID(lid) != a[0].has_cgid)
+			continue;
+		if (!a[0].has_cgid || lid_matches(f, lid, a[0].cgid))
+			return;
+	}
+	if (a[0].has_cgid)
+		violation(f, NULL, h, "the exit record of %u (cgroup %llu) for a listener of %#x",
+			  a[0].id, (unsigned long long)a[0].cgid, may);
+	else
+		violation(f, NULL, h, "the exit record of %u, no CGROUP_ID, for a listener of %#x",
+			  a[0].id, may);
+}
+
 /* An exit record heard by a listener: port id 0, a seq of its CPU. */
 static void on_event(struct fuzz *f, const struct nlmsghdr *h)
 {
@@ -510,9 +722,9 @@ static void on_event(struct fuzz *f, const struct nlmsghdr *h)
 	struct walk w = walk_start((const char *)h + NLMSG_LENGTH(GENL_HDRLEN),
 				   h->nlmsg_len - NLMSG_LENGTH(GENL_HDRLEN));
 	const struct nlattr *na;
+	struct aggr a[2];
 	const char *why;
 	int n = 0;
-	__u32 id = 0;
 
 	f->c.events++;
 	/*
@@ -538,16 +750,18 @@ static void on_event(struct fuzz *f, const struct nlmsghdr *h)
 			violation(f, NULL, h, "exit record: attribute %u", na->nla_type);
 			return;
 		}
-		why = parse_aggr(na, &id);
+		why = parse_aggr(na, -1, &a[n]);
 		if (why) {
 			violation(f, NULL, h, "malformed exit record: %s", why);
 			return;
 		}
+		check_record(f, NULL, h, a[n].id);
 		n++;
-		check_record(f, NULL, h, id);
 	}
 	if (w.bad || !n)
 		violation(f, NULL, h, "exit message does not walk to its end");
+	else
+		check_event_lid(f, h, a, n);
 }
 
 static void on_message(struct fuzz *f, const struct nlmsghdr *h)

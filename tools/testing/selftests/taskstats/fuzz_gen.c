@@ -51,7 +51,7 @@ static void put_garbage(struct msg *m, int depth)
 		/* nla_len 0..3: the parse stops here. */
 		put_raw(m, rand_type(), below(NLA_HDRLEN), 0);
 	} else if (k == 2) {
-		put_rand(m, 1 + below(TASKSTATS_CMD_ATTR_MAX),
+		put_rand(m, 1 + below(GET_MAXATTR),
 			 bad_sizes[below(ARRAY_SIZE(bad_sizes))]);
 	} else {
 		put_rand(m, rand_type(), below(65));
@@ -79,12 +79,27 @@ static void put_cpulist(struct fuzz *f, struct msg *m, __u16 type)
 	put(m, type, list_buf, n);
 }
 
+/*
+ * TASKSTATS_CMD_ATTR_CGROUP_ID: a flag, now and then with a payload,
+ * which fails the policy of a kernel that has it.
+ */
+static void put_cgid(struct msg *m)
+{
+	if (chance(50))
+		put_rand(m, TASKSTATS_CMD_ATTR_CGROUP_ID, 1 + below(8));
+	else
+		put_flag(m, TASKSTATS_CMD_ATTR_CGROUP_ID);
+}
+
 /* One of the attributes of a dump, well formed. */
 static void put_dump_attr(struct fuzz *f, struct msg *m)
 {
-	switch (below(3)) {
+	switch (below(4)) {
 	case 0:
 		put_flag(m, TASKSTATS_CMD_ATTR_DUMP_TGID);
+		break;
+	case 3:
+		put_cgid(m);
 		break;
 	case 1:
 		put_u32(m, TASKSTATS_CMD_ATTR_DUMP_CGROUP_FD, pick_dump_fd(f));
@@ -98,7 +113,7 @@ static void put_dump_attr(struct fuzz *f, struct msg *m)
 /* One attribute a TASKSTATS_CMD_GET may carry, good or bad. */
 static void put_action(struct fuzz *f, struct msg *m)
 {
-	switch (below(10)) {
+	switch (below(11)) {
 	case 0:
 	case 1:
 		put_u32(m, TASKSTATS_CMD_ATTR_PID, pick_id(f));
@@ -125,7 +140,10 @@ static void put_action(struct fuzz *f, struct msg *m)
 			pick_id(f));
 		break;
 	case 8:
-		put_rand(m, TASKSTATS_CMD_ATTR_MAX + 1 + below(5), below(9));
+		put_rand(m, GET_MAXATTR + 1 + below(5), below(9));
+		break;
+	case 9:
+		put_cgid(m);
 		break;
 	default:
 		put_garbage(m, 0);
@@ -143,9 +161,14 @@ static bool gen_get(struct fuzz *f, struct msg *m, char *at)
 {
 	__u16 type = chance(550) ? TASKSTATS_CMD_ATTR_PID :
 				   TASKSTATS_CMD_ATTR_TGID;
+	__u32 cgid = below(8);		/* 0: before the id, 1: after */
 
 	msg_begin(m, at, f->family, REQ_ACK, TASKSTATS_CMD_GET);
+	if (!cgid)
+		put_cgid(m);
 	put_u32(m, type, pick_id(f));
+	if (cgid == 1)
+		put_cgid(m);
 	return false;
 }
 
@@ -170,6 +193,35 @@ static bool gen_badsize(struct fuzz *f, struct msg *m, char *at)
 	return false;
 }
 
+/*
+ * The cgroup a listener request names and whether its records carry
+ * CGROUP_ID: a registration mostly as the socket's style says (so that
+ * its listener lasts, and hears its cgroup), else anything: another
+ * cgroup, none, DUMP_SUBTREE alone, CGROUP_ID or not (EBUSY on a socket
+ * that listens otherwise). A deregistration ignores them.
+ */
+static void put_listen_cgroup(struct fuzz *f, struct msg *m, bool reg)
+{
+	bool style = reg ? chance(750) : chance(50);
+	bool has_fd = chance(500), subtree = chance(200), cgid = chance(400);
+	__u32 fd = pick_dump_fd(f);
+
+	if (style) {
+		has_fd = f->style_has_fd;
+		subtree = f->style_subtree;
+		cgid = f->style_cgid;
+		fd = f->style_fd;
+	} else if (!reg && !chance(300)) {
+		return;
+	}
+	if (cgid)
+		put_flag(m, TASKSTATS_CMD_ATTR_CGROUP_ID);
+	if (has_fd)
+		put_u32(m, TASKSTATS_CMD_ATTR_DUMP_CGROUP_FD, fd);
+	if (subtree)
+		put_flag(m, TASKSTATS_CMD_ATTR_DUMP_SUBTREE);
+}
+
 static bool gen_listener(struct fuzz *f, struct msg *m, char *at,
 			 bool allow_big)
 {
@@ -185,6 +237,7 @@ static bool gen_listener(struct fuzz *f, struct msg *m, char *at,
 	put(m, type, list_buf, n);
 	if (chance(100))
 		put_u32(m, TASKSTATS_CMD_ATTR_TGID, pick_id(f));
+	put_listen_cgroup(f, m, type == TASKSTATS_CMD_ATTR_REGISTER_CPUMASK);
 	return big;
 }
 
@@ -287,6 +340,8 @@ static bool gen_dump(struct fuzz *f, struct msg *m, char *at)
 		put_cgroup_dump(f, m);
 		break;
 	}
+	if (chance(250))
+		put_cgid(m);
 	return false;
 }
 
@@ -361,7 +416,7 @@ static bool gen_truncated(struct fuzz *f, struct msg *m, char *at)
 		gen_get(f, m, at);
 	else
 		gen_cgroup(f, m, at);
-	type = chance(500) ? rand_type() : 1 + below(TASKSTATS_CMD_ATTR_MAX);
+	type = chance(500) ? rand_type() : 1 + below(GET_MAXATTR);
 	have = below(17);
 	claim = have + 1 + below(200);
 	fill_rand(put_raw(m, type, NLA_HDRLEN + claim, have), have);

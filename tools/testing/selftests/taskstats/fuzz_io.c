@@ -21,7 +21,10 @@
 #define RCVBUF		(4 * 1024 * 1024)
 #define SNDBUF		(1024 * 1024)
 
-/* The slots of one recvmmsg(), a datagram each. */
+/*
+ * The slots of one recvmmsg(), a datagram each: 8-byte aligned, as the
+ * kernel's buffers are, for fuzz_check.c's pad_may_be_at().
+ */
 static __u64 rx_words[RX_SLOTS][RX_SLOT / 8];
 
 /* ---------------------------------------------------------------- socket */
@@ -148,6 +151,8 @@ static void sock_reopen(struct fuzz *f)
 	if (f->sock >= 0)
 		close(f->sock);
 	f->reg_tried = false;
+	f->lst_may = 1u << LID_NONE;
+	f->lst_stale = 0;
 	f->sock = nl_socket(&portid);
 	if (f->sock < 0) {
 		violation(f, NULL, NULL, "netlink socket: %s",
@@ -175,6 +180,11 @@ void sock_open(struct fuzz *f)
 	f->on_sock = 0;
 	if (!f->dry)
 		sock_reopen(f);
+	/* After the socket, whose fd pick_dump_fd() may name. */
+	f->style_has_fd = chance(600);
+	f->style_fd = pick_dump_fd(f);
+	f->style_subtree = chance(f->style_has_fd ? 400 : 20);
+	f->style_cgid = chance(500);
 }
 
 /* -------------------------------------------------------- send and read */

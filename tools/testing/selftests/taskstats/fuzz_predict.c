@@ -212,6 +212,8 @@ static void predict_dump(const struct fuzz *f, const struct nlattr **tb,
 
 	r->exp = EXP_DUMP;
 	r->aggr = tgid ? TASKSTATS_TYPE_AGGR_TGID : TASKSTATS_TYPE_AGGR_PID;
+	/* Within the policy only on a kernel that has it. */
+	r->cgid = tb[TASKSTATS_CMD_ATTR_CGROUP_ID];
 	/* Upstream has no dump; its policy ignores these attributes. */
 	if (!f->series)
 		return;
@@ -235,6 +237,92 @@ static void predict_dump(const struct fuzz *f, const struct nlattr **tb,
 		r->exp = EXP_ERR;
 	else
 		predict_watch(f, r->cg_kind, tgid, r);
+}
+
+/* The filter of a listener of the cgroup of kind @kind. */
+static __u8 kind_filter(__u8 kind)
+{
+	switch (kind) {
+	case CG_V2:
+		return LF_ROOT;
+	case CG_V2CHILD:
+		return LF_CHILD;
+	case CG_V2SUB:
+		return LF_SUB;
+	default:
+		return LF_OTHER;
+	}
+}
+
+/*
+ * REGISTER_CPUMASK: on a kernel with cgroup listeners, the identity it
+ * asks for and, once its cpulist parsed (which is not predicted), the
+ * errno its cgroup attributes are due: family.c's cmd_listener() checks
+ * the capability, parses the cpulist, then the CGROUP_ID flag, the cgroup
+ * (EBADF, EINVAL, ENOENT, EOPNOTSUPP; DUMP_SUBTREE alone EINVAL), and
+ * then whether the socket listens already with another identity (EBUSY).
+ * Elsewhere those attributes are ignored: every registration is alike.
+ */
+static void predict_register(const struct fuzz *f, const struct nlattr **tb,
+			     struct req *r)
+{
+	const struct nlattr *fd = tb[TASKSTATS_CMD_ATTR_DUMP_CGROUP_FD];
+	bool cgid = tb[TASKSTATS_CMD_ATTR_CGROUP_ID];
+	bool subtree;
+	__u8 c;
+
+	r->exp = EXP_LISTEN;
+	r->reg = true;
+	if (f->dry)
+		return;
+	r->lid_known = true;
+	if (!f->cgids)
+		return;			/* LID(0, LF_ALL, 0), nothing due */
+	subtree = tb[TASKSTATS_CMD_ATTR_DUMP_SUBTREE];
+	r->subtree = subtree;
+	if (!fd) {
+		r->want = subtree ? EINVAL : 0;
+		r->lid = LID(cgid, LF_ALL, 0);
+		return;
+	}
+	c = fd_class(f, attr_u32(fd), &r->cg_kind);
+	switch (c) {
+	case FDC_V2:
+		r->lid = LID(cgid, kind_filter(r->cg_kind), subtree);
+		break;
+	case FDC_V1:
+		r->want = EOPNOTSUPP;
+		break;
+	case FDC_ANY:
+		r->lid_known = false;
+		break;
+	default:
+		r->want = -fd_errno(c);
+		break;
+	}
+}
+
+/*
+ * Whether an exit record of a task that exited in cgroup @cgid may reach
+ * a listener of identity @lid (as far as the ids known tell).
+ */
+bool lid_matches(const struct fuzz *f, __u8 lid, __u64 cgid)
+{
+	const __u64 *id = f->t.node_id;
+	bool subtree = LID_SUBTREE(lid);
+
+	switch (LID_FILTER(lid)) {
+	case LF_ROOT:
+		return subtree || !id[NODE_ROOT] || cgid == id[NODE_ROOT];
+	case LF_CHILD:
+		if (!id[NODE_CHILD] || cgid == id[NODE_CHILD])
+			return true;
+		return subtree && (!id[NODE_SUB] || cgid == id[NODE_SUB]);
+	case LF_SUB:
+		return !id[NODE_SUB] || cgid == id[NODE_SUB];
+	default:
+		return true;
+	}
 }
 
 /* CGROUPSTATS_CMD_GET of fd @v. */
@@ -278,7 +366,7 @@ void predict(const struct fuzz *f, const struct nlmsghdr *h, bool lying,
 {
 	const struct genlmsghdr *g = NLMSG_DATA(h);
 	bool dump = (h->nlmsg_flags & NLM_F_DUMP) == NLM_F_DUMP;
-	const struct nlattr *tb[TASKSTATS_CMD_ATTR_MAX + 1] = { NULL };
+	const struct nlattr *tb[GET_MAXATTR + 1] = { NULL };
 
 	if (lying) {
 		r->exp = EXP_NONE;
@@ -299,16 +387,17 @@ void predict(const struct fuzz *f, const struct nlmsghdr *h, bool lying,
 		if (dump) {
 			predict_dump(f, tb, r);
 		} else if (tb[TASKSTATS_CMD_ATTR_REGISTER_CPUMASK]) {
-			r->exp = EXP_LISTEN;
-			r->reg = true;
+			predict_register(f, tb, r);
 		} else if (tb[TASKSTATS_CMD_ATTR_DEREGISTER_CPUMASK]) {
 			r->exp = EXP_LISTEN;
 		} else if (tb[TASKSTATS_CMD_ATTR_PID]) {
 			r->exp = EXP_GET;
+			r->cgid = tb[TASKSTATS_CMD_ATTR_CGROUP_ID];
 			r->aggr = TASKSTATS_TYPE_AGGR_PID;
 			r->id = attr_u32(tb[TASKSTATS_CMD_ATTR_PID]);
 		} else if (tb[TASKSTATS_CMD_ATTR_TGID]) {
 			r->exp = EXP_GET;
+			r->cgid = tb[TASKSTATS_CMD_ATTR_CGROUP_ID];
 			r->aggr = TASKSTATS_TYPE_AGGR_TGID;
 			r->id = attr_u32(tb[TASKSTATS_CMD_ATTR_TGID]);
 		}

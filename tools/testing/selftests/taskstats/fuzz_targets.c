@@ -195,6 +195,13 @@ static void open_cgroup_fds(struct targets *t)
 	    t->cg_class[CG_V2GONE] == FDC_V2)
 		t->cg_class[CG_V2GONE] = FDC_GONE;
 	t->sub_one = v2_sub_one && t->cg_class[CG_V2SUB] == FDC_V2;
+	/* The ids records name them by, and the nodes of watched tasks. */
+	for (i = CG_V2; i <= CG_V2SUB; i++)
+		if (t->cg_class[i] == FDC_V2)
+			t->cg_id[i] = ts_cgroup_id_at(t->cg_fd[i], "");
+	t->node_id[NODE_ROOT] = t->cg_id[CG_V2];
+	t->node_id[NODE_CHILD] = t->cg_id[CG_V2CHILD];
+	t->node_id[NODE_SUB] = t->cg_id[CG_V2SUB];
 }
 
 /* Where task @id is in the cgroup v2 hierarchy, by /proc/@id/cgroup. */
@@ -267,7 +274,10 @@ void dry_targets(struct fuzz *f)
 	t->nr_bad_family = 1;
 	snprintf(t->possible, sizeof(t->possible), "0-1");
 	f->family = 0x15;
-	f->get_maxattr = TASKSTATS_CMD_ATTR_MAX;
+	/* The series' latest kernel: every branch of the predictor. */
+	f->series = true;
+	f->cgids = true;
+	f->get_maxattr = GET_MAXATTR;
 	printf("# dry run: family id 0x%x and pids are placeholders\n", f->family);
 }
 
@@ -308,11 +318,19 @@ int setup_targets(struct fuzz *f, const struct opts *o, pid_t *spawn)
 	/*
 	 * Upstream's policy ends before TASKSTATS_CMD_ATTR_DUMP_TGID: there
 	 * the attribute is ignored, whatever its size, like any unknown one.
+	 * The series' policy ends at DUMP_SUBTREE before issue 48, at
+	 * CGROUP_ID since: the GET op's policy says which (CTRL_CMD_GETPOLICY).
 	 */
 	f->series = ts_kernel_dumps();
 	f->unfixed = ts_kernel_unfixed();
-	f->get_maxattr = f->series ? TASKSTATS_CMD_ATTR_MAX :
-			 TASKSTATS_CMD_ATTR_DEREGISTER_CPUMASK;
+	f->cgids = f->series && ts_kernel_cgroup_ids();
+	f->get_maxattr = !f->series ? TASKSTATS_CMD_ATTR_DEREGISTER_CPUMASK :
+			 f->cgids ? TASKSTATS_CMD_ATTR_CGROUP_ID :
+			 TASKSTATS_CMD_ATTR_DUMP_SUBTREE;
+	printf("# %s: %s kernel%s\n", phase_name[f->phase],
+	       f->series ? "the series'" : "upstream's",
+	       f->series ? f->cgids ? ", with cgroup ids and cgroup listeners" :
+	       ", without cgroup ids (before issue 48)" : "");
 	if (id != o->family)
 		printf("# %s: family id %d here, %d in the parent\n",
 		       phase_name[f->phase], id, o->family);

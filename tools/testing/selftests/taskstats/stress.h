@@ -30,6 +30,8 @@
 #include <linux/netlink.h>
 #include <linux/taskstats.h>
 
+#include "tsnl.h"	/* and issue 48's attributes, for an older uapi header */
+
 #define EXEC_ENV	"TASKSTATS_STRESS_EXEC"	/* set in the exec loop */
 #define BUF_SIZE	65536		/* a dump message is at most 32 KiB */
 #define REQ_SIZE	4096
@@ -57,6 +59,9 @@ struct shared {
 	unsigned long wrong_cpu;	/* exited on another CPU than expected */
 	unsigned long unnamed;		/* could not take their name */
 	unsigned long killed;		/* ended by a signal */
+	unsigned long exited_cg;	/* of the storm tasks reaped, in cg_path */
+	unsigned long unnamed_cg;	/* ... and of those, unnamed */
+	unsigned long cg_workers;	/* workers that moved into cg_path */
 	unsigned long retries;		/* fork() or pthread_create() failed */
 	unsigned long setns_loops;	/* round trips of the setns child */
 	unsigned long setns_made;	/* namespace pairs it created */
@@ -78,6 +83,8 @@ struct record {
 	bool has_pid;			/* STATS long enough for ac_pid */
 	bool has_tgid;
 	bool has_comm;
+	bool has_cgid;			/* TASKSTATS_TYPE_CGROUP_ID came */
+	__u64 cgid;
 };
 
 /* An exit listener socket and the thread that owns it. */
@@ -88,6 +95,8 @@ struct listener {
 	int cpu;			/* chaotic: the CPU its thread runs on */
 	char *buf;
 	unsigned long *seen;		/* storm ids received on this socket */
+	int cg_fd;			/* registers for this cgroup, or -1 */
+	bool cgid;			/* registers with CGROUP_ID */
 	__u32 seq;
 	bool ack_wait;			/* a request of ours is unanswered */
 	int ack_err;
@@ -99,6 +108,7 @@ struct listener {
 	unsigned long records;		/* AGGR_PID records */
 	unsigned long storm_records;	/* ... of storm tasks, each once */
 	unsigned long group_records;	/* AGGR_TGID records */
+	unsigned long cgid_records;	/* records whose CGROUP_ID was checked */
 	unsigned long enobufs;
 	unsigned long stale_acks;
 	unsigned long lost_acks;
@@ -177,6 +187,17 @@ extern int exec_count_fd;		/* the exec loop's count, read end */
 extern unsigned long execs;		/* generations of the exec loop */
 extern bool dumps_ok;			/* the kernel dumps */
 extern pthread_attr_t small_stack;	/* for short-lived threads */
+/*
+ * Cgroup listeners (issue 48): when the kernel has them, half the storm
+ * workers move themselves into cgroup v2 cg_path (whose id is cg_id),
+ * marking in in_cg each storm id they hand out; the others stay in the
+ * cgroup we started in (home_id, 0 if not known).
+ */
+extern bool cgids_ok;			/* the kernel has CGROUP_ID */
+extern char cg_path[512];		/* "" when there is none */
+extern int cg_dir;			/* its directory, open */
+extern __u64 cg_id, home_id;
+extern unsigned long *in_cg;		/* storm ids handed out in cg_path */
 
 /* stress_util.c */
 
@@ -276,8 +297,11 @@ void *get_main(void *arg);
 
 /* stress_storm.c */
 
-/* A storm worker process: pinned, waits for EOF on @start, never returns. */
-void storm_worker(int cpu, bool threads, int start);
+/*
+ * A storm worker process: pinned, moved into cg_path if @in_cgroup,
+ * waits for EOF on @start, never returns.
+ */
+void storm_worker(int cpu, bool threads, bool in_cgroup, int start);
 
 /* stress_children.c */
 
@@ -313,5 +337,8 @@ void find_cpus(void);
 void *map_shared(size_t size);
 /* Checks the family, the right to listen and dumps: -1 or the exit status. */
 int preflight(struct dumper *d);
+/* Makes cg_path, if the kernel has cgroup listeners; cg_cleanup() removes it. */
+void cg_setup(void);
+void cg_cleanup(void);
 
 #endif

@@ -41,6 +41,8 @@ static void dump_record(const struct record *r, int i, void *arg)
 		violation("dump: id %u after %u: not in increasing order", r->id, w->prev);
 	w->prev = r->id;
 	w->records++;
+	if (r->has_cgid)
+		violation("dump: the record of %u carries a CGROUP_ID nobody asked for", r->id);
 	if (r->aggr == TASKSTATS_TYPE_AGGR_PID && r->has_pid && r->ac_pid != r->id)
 		violation("dump: the record of pid %u says ac_pid %u", r->id, r->ac_pid);
 	if (r->id == w->self)

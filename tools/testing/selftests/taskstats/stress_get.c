@@ -33,6 +33,8 @@ static void get_record(const struct record *r, int i, void *arg)
 	struct get_walk *w = arg;
 
 	w->records++;
+	if (r->has_cgid)
+		violation("GET %u: a CGROUP_ID nobody asked for", w->id);
 	if (i || r->aggr != w->aggr || r->id != w->id) {
 		violation("GET %u: record %d is aggregate %d of %u", w->id, i,
 			  r->aggr, r->id);

@@ -55,6 +55,43 @@ static void storm_record(struct listener *l, const struct record *r)
 		return;
 	}
 	l->storm_records++;
+	/* Its worker's cgroup, where it exited: in_cg says which. */
+	if (l->cg_fd >= 0 && !bit_shared(in_cg, id))
+		violation("%s: listens to %s, and hears %s (pid %u), which exited elsewhere",
+			  l->name, cg_path, r->comm, r->id);
+	else if (l->cgid && r->has_cgid && l->cg_fd < 0 &&
+		 (bit_shared(in_cg, id) ? cg_id : home_id) &&
+		 r->cgid != (bit_shared(in_cg, id) ? cg_id : home_id))
+		violation("%s: the record of %s (pid %u) says cgroup %llu, not %llu",
+			  l->name, r->comm, r->id, (unsigned long long)r->cgid,
+			  (unsigned long long)(bit_shared(in_cg, id) ? cg_id : home_id));
+}
+
+/*
+ * A record carries CGROUP_ID if and only if its listener asked, and a
+ * listener of one cgroup hears of no other: every record it gets (the
+ * group's too: a group's leader is in its tasks' cgroup here) is of it.
+ */
+static void check_cgid(struct listener *l, const struct record *r)
+{
+	if (!l->cgid) {
+		if (r->has_cgid)
+			violation("%s: the exit record of %u carries a CGROUP_ID not asked for",
+				  l->name, r->id);
+		return;
+	}
+	if (!r->has_cgid) {
+		violation("%s: the exit record of %u has no CGROUP_ID; it was asked for",
+			  l->name, r->id);
+		return;
+	}
+	l->cgid_records++;
+	if (!r->cgid)
+		violation("%s: the exit record of %u says cgroup 0", l->name, r->id);
+	else if (l->cg_fd >= 0 && cg_id && r->cgid != cg_id)
+		violation("%s: listens to cgroup %llu and hears %u of cgroup %llu",
+			  l->name, (unsigned long long)cg_id, r->id,
+			  (unsigned long long)r->cgid);
 }
 
 /* An exit message: the task's AGGR_PID, then maybe its group's AGGR_TGID. */
@@ -68,6 +105,7 @@ static void exit_record(const struct record *r, int i, void *arg)
 			  l->name, r->aggr, i);
 		return;
 	}
+	check_cgid(l, r);
 	if (r->aggr == TASKSTATS_TYPE_AGGR_TGID) {
 		l->group_records++;
 		if (l->last_tgid && r->id != l->last_tgid)
@@ -170,6 +208,14 @@ int listener_cpumask(struct listener *l, int attr, const char *mask)
 	l->overrun = now() >= until;
 	req_init(&req, family, TASKSTATS_CMD_GET, NLM_F_ACK, ++l->seq);
 	req_put(&req, attr, mask, strlen(mask) + 1);
+	/* A registration says its cgroup and flag each time: EBUSY otherwise. */
+	if (attr == TASKSTATS_CMD_ATTR_REGISTER_CPUMASK && l->cg_fd >= 0) {
+		__u32 fd = l->cg_fd;
+
+		req_put(&req, TASKSTATS_CMD_ATTR_DUMP_CGROUP_FD, &fd, sizeof(fd));
+	}
+	if (attr == TASKSTATS_CMD_ATTR_REGISTER_CPUMASK && l->cgid)
+		req_put(&req, TASKSTATS_CMD_ATTR_CGROUP_ID, NULL, 0);
 	l->ack_wait = true;
 	err = nl_send(l->fd, &req);
 	if (err) {
@@ -200,6 +246,7 @@ int listener_init(struct listener *l, const char *name, int index)
 {
 	snprintf(l->name, sizeof(l->name), "%s%d", name, index);
 	l->fd = -1;
+	l->cg_fd = -1;
 	l->buf = malloc(BUF_SIZE);
 	l->seen = calloc(1, map_bytes);
 	l->rng = rng_seed(100 + index);

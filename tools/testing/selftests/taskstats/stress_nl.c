@@ -218,8 +218,9 @@ static bool covers(int len, size_t off, size_t size)
 
 /*
  * Takes an aggregate apart: its id attribute (PID in AGGR_PID, TGID in
- * AGGR_TGID), the optional NULL pad and STATS, nothing else, walking
- * exactly to its end.
+ * AGGR_TGID), the optional NULL pad and STATS, and, if the request asked
+ * for it, the optional NULL pad and CGROUP_ID (8 bytes); nothing else,
+ * walking exactly to its end. Whoever asked checks r->has_cgid.
  */
 static int parse_aggr(const struct nlattr *aggr, struct record *r,
 		      const char **why)
@@ -244,11 +245,15 @@ static int parse_aggr(const struct nlattr *aggr, struct record *r,
 		if (t == id_type && len == sizeof(__u32) && !have_id) {
 			memcpy(&r->id, attr_data(na), sizeof(r->id));
 			have_id = true;
-		} else if (t == TASKSTATS_TYPE_NULL && len == 0 && !stats) {
+		} else if (t == TASKSTATS_TYPE_NULL && len == 0 && !r->has_cgid) {
 			continue;
 		} else if (t == TASKSTATS_TYPE_STATS && !stats) {
 			stats = attr_data(na);
 			r->stats_len = len;
+		} else if (t == TASKSTATS_TYPE_CGROUP_ID && stats && !r->has_cgid &&
+			   len == sizeof(__u64)) {
+			memcpy(&r->cgid, attr_data(na), sizeof(r->cgid));
+			r->has_cgid = true;
 		} else {
 			*why = "an unexpected attribute in an aggregate";
 			return -1;

@@ -15,8 +15,10 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <linux/taskstats.h>
 
+#include "tsnl.h"
 #include "stress.h"
 
 #define EXIT_SKIP	4		/* kselftest's KSFT_SKIP */
@@ -222,6 +224,7 @@ int preflight(struct dumper *d)
 	if (err && err != ACK_LOST)
 		violation("probe: deregister \"%s\" failed: %s", possible_str,
 			  strerror(-err));
+	cgids_ok = ts_kernel_cgroup_ids();
 	close(l.fd);
 	free(l.buf);
 	free(l.seen);
@@ -237,4 +240,56 @@ int preflight(struct dumper *d)
 	close(d->fd);
 	d->fd = -1;
 	return -1;
+}
+
+/*
+ * With a kernel that has cgroup listeners: a cgroup v2 of our own, which
+ * half the storm workers move into, and its id. Without, cg_path stays
+ * "" and every listener listens as before.
+ */
+void cg_setup(void)
+{
+	char root[256];
+
+	if (!cgids_ok) {
+		printf("# this kernel has no cgroup ids nor cgroup listeners\n");
+		return;
+	}
+	if (ts_cgroup2_root(root, sizeof(root))) {
+		printf("# no cgroup v2 hierarchy: no cgroup listeners\n");
+		return;
+	}
+	snprintf(cg_path, sizeof(cg_path), "%s/ts-stress-%d", root, (int)getpid());
+	if (mkdir(cg_path, 0755) && errno != EEXIST) {
+		printf("# mkdir %s: %s: no cgroup listeners\n", cg_path, strerror(errno));
+		cg_path[0] = '\0';
+		return;
+	}
+	cg_dir = open(cg_path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	cg_id = cg_dir >= 0 ? ts_cgroup_id_at(cg_dir, "") : 0;
+	if (!cg_id) {
+		printf("# %s: no id: no cgroup listeners\n", cg_path);
+		if (cg_dir >= 0)
+			close(cg_dir);
+		cg_dir = -1;
+		rmdir(cg_path);
+		cg_path[0] = '\0';
+		return;
+	}
+	home_id = ts_task_cgroup_id(root, 0);
+	printf("# cgroup listeners: %s (id %llu); the other workers stay in cgroup %llu\n",
+	       cg_path, (unsigned long long)cg_id, (unsigned long long)home_id);
+}
+
+/* Removes cg_path once its tasks are reaped (their last exits take a moment). */
+void cg_cleanup(void)
+{
+	int i;
+
+	if (!cg_path[0])
+		return;
+	for (i = 0; i < 100 && rmdir(cg_path) && errno == EBUSY; i++)
+		sleep_ms(20);
+	if (i == 100)
+		printf("# rmdir %s: still busy\n", cg_path);
 }

@@ -8,6 +8,7 @@
  * created before its task exists, and its pid stored before it exits.
  */
 #define _GNU_SOURCE
+#include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
 #include <sched.h>
@@ -26,6 +27,9 @@
 #define TASK_WRONG_CPU	1
 #define TASK_UNNAMED	2
 
+/* This worker moved itself into cg_path: its tasks are there. */
+static bool in_cgroup;
+
 static unsigned long next_storm_id(void)
 {
 	unsigned long id;
@@ -40,6 +44,10 @@ static unsigned long next_storm_id(void)
 static void storm_exited(int cpu, bool thread, int code)
 {
 	shared_add(&sh->exited, 1);
+	if (in_cgroup)
+		shared_add(&sh->exited_cg, 1);
+	if (in_cgroup && code == TASK_UNNAMED)
+		shared_add(&sh->unnamed_cg, 1);
 	shared_add(thread ? &sh->threads : &sh->procs, 1);
 	shared_add(&sh->cpu_exits[cpu], 1);
 	if (code == TASK_WRONG_CPU)
@@ -77,6 +85,8 @@ static void fork_worker(int cpu)
 
 	while ((id = next_storm_id()) != NO_ID) {
 		/* Handed out before the task exists: its record cannot precede it. */
+		if (in_cgroup)
+			bit_set_shared(in_cg, id);
 		bit_set_shared(created, id);
 		while ((pid = fork()) < 0) {
 			if (flag_get(&sh->stop)) {
@@ -128,6 +138,8 @@ static void thread_worker(int cpu)
 	while ((st.id = next_storm_id()) != NO_ID) {
 		st.cpu = cpu;
 		st.code = TASK_OK;
+		if (in_cgroup)
+			bit_set_shared(in_cg, st.id);
 		bit_set_shared(created, st.id);
 		while (pthread_create(&t, &small_stack, storm_thread_main, &st)) {
 			if (flag_get(&sh->stop)) {
@@ -147,10 +159,21 @@ static void thread_worker(int cpu)
 }
 
 /* A storm worker: pinned, waits for the start (EOF on @start), runs. */
-void storm_worker(int cpu, bool threads, int start)
+void storm_worker(int cpu, bool threads, bool in_cgroup_too, int start)
 {
 	struct pollfd p = { .fd = start, .events = POLLIN };
 	cpu_set_t set;
+	int fd;
+
+	/* Before the start: no task of ours is made outside it. */
+	if (in_cgroup_too && cg_path[0]) {
+		fd = openat(cg_dir, "cgroup.procs", O_WRONLY | O_CLOEXEC);
+		in_cgroup = fd >= 0 && write(fd, "0", 1) == 1;
+		if (fd >= 0)
+			close(fd);
+		if (in_cgroup)
+			shared_add(&sh->cg_workers, 1);
+	}
 
 	prctl(PR_SET_NAME, threads ? "tss_threads" : "tss_forks");
 	CPU_ZERO(&set);

@@ -35,6 +35,22 @@
  *    it may read that is in it (as root: a sleeping task of root's in
  *    ts-fuzz/sub, the spawner in ts-fuzz); cgroupstats of ts-fuzz/sub
  *    counts that one sleeping task;
+ *  - records carry TASKSTATS_TYPE_CGROUP_ID exactly when the request (a
+ *    GET, a dump, the registration of the listener hearing them) asked
+ *    for it with TASKSTATS_CMD_ATTR_CGROUP_ID, laid out { id, STATS,
+ *    CGROUP_ID } (NULL pads only where an architecture needs them), never
+ *    0, and the id of the cgroup the fuzzer knows its task is in (its
+ *    watched tasks, the tasks a dump of ts-fuzz lists); without the flag
+ *    the old layout exactly. A kernel without CGROUP_ID in its GET policy
+ *    (CTRL_CMD_GETPOLICY: upstream's, the series before issue 48)
+ *    ignores it, and the cgroup of a registration;
+ *  - on one with it, a registration naming a cgroup (DUMP_CGROUP_FD,
+ *    DUMP_SUBTREE) fails, once its cpulist parsed, with the errno of its
+ *    fd (EBADF, EINVAL, ENOENT, EOPNOTSUPP for cgroup v1; DUMP_SUBTREE
+ *    alone EINVAL), and with EBUSY exactly when the socket's listener has
+ *    another identity (cgroup, subtree, CGROUP_ID), which the fuzzer
+ *    tracks; and a cgroup listener hears only exits of its cgroup, with
+ *    the layout it asked for;
  *  - nothing answers what must get no answer (a lying nlmsg_len) and no
  *    record answers a request that fails the policy; a GET acknowledged
  *    with 0 got exactly one record first;

@@ -39,6 +39,13 @@
  *    loop is this program, told by TASKSTATS_STRESS_EXEC to be a
  *    generation of that loop instead of a run.
  *
+ *  - Cgroup listeners, on a kernel that has them (CTRL_CMD_GETPOLICY lists
+ *    TASKSTATS_CMD_ATTR_CGROUP_ID): half the storm workers move into a
+ *    cgroup v2 of our own, ts-stress-PID, before the storm. One more
+ *    steady listener registers for that cgroup with CGROUP_ID, so does
+ *    every other chaotic one, and the second steady listener asks for
+ *    CGROUP_ID alone.
+ *
  * Every child is in one process group, killed as a whole at the end; each
  * also dies with us (parent-death signal) and at the deadline (alarm()).
  *
@@ -52,10 +59,16 @@
  *    the whole storm): storm records received plus the socket's Drops
  *    column of /proc/net/netlink cover every storm task that exited, and
  *    the records alone never exceed them. The silent listener must have
- *    dropped records and have ENOBUFS pending.
+ *    dropped records and have ENOBUFS pending. A cgroup listener hears
+ *    only tasks of its cgroup (each record's CGROUP_ID is the cgroup's,
+ *    and each storm task it hears was made there), and the same balance
+ *    holds on the storm tasks of its cgroup; a listener asking for
+ *    CGROUP_ID alone gets the cgroup of each storm task's worker.
  *  - Every message parses: aggregates walk exactly to the end of their
  *    message, ids and STATS (at least 4 bytes, version 1 to 17) are where
- *    they belong, ac_pid matches the pid attribute, an exit message's
+ *    they belong, ac_pid matches the pid attribute, CGROUP_ID is in the
+ *    records of the listeners that asked for it and in no other (dumps
+ *    and GETs never ask), an exit message's
  *    group is the group of its task. Every dump lists its ids in
  *    increasing order, lists the dumping thread (or this process, by
  *    thread group) and the setns child, and ends with NLMSG_DONE and
@@ -119,6 +132,11 @@ int exec_count_fd = -1;
 unsigned long execs;			/* generations of the exec loop */
 bool dumps_ok = true;
 pthread_attr_t small_stack;
+bool cgids_ok;
+char cg_path[512];
+int cg_dir = -1;
+__u64 cg_id, home_id;
+unsigned long *in_cg;
 
 static void watchdog(int sig)
 {
@@ -168,7 +186,7 @@ static void progress(double storm_start)
 int main(int argc, char **argv)
 {
 	const char *spec = getenv(EXEC_ENV);
-	struct listener *ls, *silent = NULL;
+	struct listener *ls, *silent = NULL, cgl = { .fd = -1 };
 	struct dumper dumper = { .fd = -1 };
 	struct getter getter = { .fd = -1 };
 	int nworkers = 0, start[2];
@@ -214,11 +232,12 @@ int main(int argc, char **argv)
 	sh = map_shared(sizeof(*sh));
 	created = map_shared(map_bytes);
 	pids = map_shared(opt.tasks * sizeof(*pids));
+	in_cg = map_shared(map_bytes);
 	ls = calloc(opt.listeners, sizeof(*ls));
 	workers = calloc(2 * ncpus, sizeof(*workers));
 	dumper.buf = malloc(BUF_SIZE);
 	getter.buf = malloc(BUF_SIZE);
-	if (!sh || !created || !pids || !ls || !workers || !dumper.buf || !getter.buf) {
+	if (!sh || !created || !pids || !in_cg || !ls || !workers || !dumper.buf || !getter.buf) {
 		printf("# out of memory\n");
 		return 1;
 	}
@@ -228,11 +247,13 @@ int main(int argc, char **argv)
 	ret = preflight(&dumper);
 	if (ret >= 0)
 		return ret;
+	cg_setup();
 
 	/* Children first, while we are single-threaded and hold no socket. */
 	pgrp = start_anchor();
 	if (pgrp < 0) {
 		printf("# fork: %s\n", strerror(-pgrp));
+		cg_cleanup();
 		return 1;
 	}
 	setns_pid = start_setns();
@@ -250,7 +271,7 @@ int main(int argc, char **argv)
 		pid = spawn();
 		if (!pid) {
 			close(start[1]);
-			storm_worker(w->cpu, w->threads, start[0]);
+			storm_worker(w->cpu, w->threads, !(i % 2), start[0]);
 		}
 		if (pid < 0) {
 			violation("cannot fork a storm worker: %s", strerror(-pid));
@@ -271,6 +292,16 @@ int main(int argc, char **argv)
 			goto out_kill;
 		}
 		ls[i].cpu = cpus[i % ncpus];
+		/*
+		 * With cgroup listeners: the second steady one asks for
+		 * CGROUP_ID, and every other chaotic one listens to cg_path
+		 * with it.
+		 */
+		if (cg_path[0] && (i == 1 || (chaotic && i % 2))) {
+			ls[i].cgid = true;
+			if (chaotic)
+				ls[i].cg_fd = cg_dir;
+		}
 		if (chaotic)
 			continue;
 		ret = listener_open_all(&ls[i], i < STEADY ? 4 << 20 : 0);
@@ -280,6 +311,28 @@ int main(int argc, char **argv)
 				  possible_str, strerror(-ret));
 			goto out_kill;
 		}
+	}
+	/* One more steady listener: of cg_path alone, with CGROUP_ID. */
+	if (cg_path[0]) {
+		if (listener_init(&cgl, "cgroup", 0)) {
+			printf("# out of memory\n");
+			goto out_kill;
+		}
+		cgl.cg_fd = cg_dir;
+		cgl.cgid = true;
+		ret = listener_open_all(&cgl, 4 << 20);
+		if (ret) {
+			violation("%s: cannot register for %s and %s: %s", cgl.name,
+				  possible_str, cg_path, strerror(-ret));
+			goto out_kill;
+		}
+		ret = pthread_create(&cgl.thread, NULL, steady_main, &cgl);
+		if (ret) {
+			violation("cannot start the thread of %s: %s", cgl.name,
+				  strerror(ret));
+			goto out_kill;
+		}
+		cgl.started = true;
 	}
 	silent = &ls[STEADY];
 	/* Overflows after a record or two, from now on. */
@@ -414,6 +467,7 @@ out_kill:
 	for (i = 0; i < nworkers; i++)
 		if (!workers[i].done)
 			reap_by(workers[i].pid, until);
+	cg_cleanup();
 	if (!storm_start)
 		goto out_report;
 
@@ -423,6 +477,8 @@ out_kill:
 	for (i = 0; i < STEADY; i++)
 		if (ls[i].started)
 			join_by(ls[i].thread, drain_until + 0.5, ls[i].name);
+	if (cgl.started)
+		join_by(cgl.thread, drain_until + 0.5, cgl.name);
 	if (hung)
 		goto out_report;
 
@@ -434,6 +490,22 @@ out_kill:
 	}
 	drops = check_silent(silent, expected);
 	total_drops += drops > 0 ? drops : 0;
+	if (cgl.started) {
+		/* Its cgroup's storm tasks alone, every one of them. */
+		drops = check_steady(&cgl, shared_get(&sh->exited_cg) -
+				     shared_get(&sh->unnamed_cg), storm_done);
+		drops_known &= drops >= 0;
+		total_drops += drops > 0 ? drops : 0;
+		records += cgl.records;
+		printf("# %s: %s, %lu workers in it, %lu of its storm tasks exited\n",
+		       cgl.name, cg_path, shared_get(&sh->cg_workers),
+		       shared_get(&sh->exited_cg));
+		printf("# %s: %lu records with CGROUP_ID checked\n", cgl.name, cgl.cgid_records);
+		if (!shared_get(&sh->cg_workers))
+			violation("no storm worker could move into %s", cg_path);
+	}
+	if (cgl.fd >= 0)
+		close(cgl.fd);
 	for (i = 0; i < opt.listeners; i++) {
 		struct listener *l = &ls[i];
 

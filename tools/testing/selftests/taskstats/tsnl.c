@@ -172,13 +172,25 @@ struct nlattr *tsnl_next(struct tsnl_iter *it)
 	return na;
 }
 
+/* The u64 of a CGROUP_ID attribute, which may be only 4-byte aligned. */
+static void tsnl_cgroup_id(const struct nlattr *na, struct tsnl_reply *r)
+{
+	r->have_cgroup_id = true;
+	if (na->nla_len - NLA_HDRLEN >= (int)sizeof(r->cgroup_id))
+		memcpy(&r->cgroup_id, NLA_DATA(na), sizeof(r->cgroup_id));
+}
+
 void tsnl_parse_aggr(const struct nlattr *aggr, struct tsnl_reply *r)
 {
 	struct tsnl_iter it = tsnl_attrs(NLA_DATA(aggr), aggr->nla_len - NLA_HDRLEN);
 	struct nlattr *na;
 	bool null_seen = false;
 
+	r->shape.len = aggr->nla_len;
 	while ((na = tsnl_next(&it))) {
+		if (r->shape.n < TSNL_NEST_MAX)
+			r->shape.type[r->shape.n] = na->nla_type;
+		r->shape.n++;
 		switch (na->nla_type) {
 		case TASKSTATS_TYPE_PID:
 		case TASKSTATS_TYPE_TGID:
@@ -192,6 +204,9 @@ void tsnl_parse_aggr(const struct nlattr *aggr, struct tsnl_reply *r)
 			r->stats = NLA_DATA(na);
 			r->stats_len = na->nla_len - NLA_HDRLEN;
 			r->saw_null_pad = null_seen;
+			break;
+		case TASKSTATS_TYPE_CGROUP_ID:
+			tsnl_cgroup_id(na, r);
 			break;
 		}
 	}
@@ -236,30 +251,38 @@ int tsnl_parse(const void *buf, int len, struct tsnl_reply *r)
 }
 
 /**
- * tsnl_get() - TASKSTATS_CMD_GET for one pid or tgid.
+ * tsnl_get_flags() - TASKSTATS_CMD_GET for one pid or tgid.
  * @attr: TASKSTATS_CMD_ATTR_PID or TASKSTATS_CMD_ATTR_TGID
+ * @flags: TSNL_CGROUP_ID, or 0
  * @ts: zeroed, then filled with as much of the reply's struct as fits
  * @buf: TSNL_BUF_SIZE bytes that @r points into afterwards
  *
  * Return: 0 or the negative errno of the request.
  */
-int tsnl_get(int fd, uint16_t family, int attr, uint32_t id,
-	     struct taskstats *ts, struct tsnl_reply *r, void *buf)
+int tsnl_get_flags(int fd, uint16_t family, int attr, uint32_t id, int flags,
+		   struct taskstats *ts, struct tsnl_reply *r, void *buf)
 {
 	struct tsnl_msg m;
-	int n, len;
+	int n;
 
 	tsnl_msg_init(&m, family, TASKSTATS_CMD_GET, 0);
 	tsnl_put_u32(&m, attr, id);
+	if (flags & TSNL_CGROUP_ID)
+		tsnl_put(&m, TASKSTATS_CMD_ATTR_CGROUP_ID, NULL, 0);
 	n = tsnl_transact(fd, &m, buf, TSNL_BUF_SIZE);
 	if (n < 0)
 		return n;
 	if (n == 0 || tsnl_parse(buf, n, r) || !r->stats)
 		return -EBADMSG;
-	memset(ts, 0, sizeof(*ts));
-	len = r->stats_len < (int)sizeof(*ts) ? r->stats_len : (int)sizeof(*ts);
-	memcpy(ts, r->stats, len);
+	tsnl_stats_copy(ts, r);
 	return 0;
+}
+
+/* tsnl_get_flags() without flags: the request every kernel knows. */
+int tsnl_get(int fd, uint16_t family, int attr, uint32_t id,
+	     struct taskstats *ts, struct tsnl_reply *r, void *buf)
+{
+	return tsnl_get_flags(fd, family, attr, id, 0, ts, r, buf);
 }
 
 /**
@@ -279,6 +302,32 @@ int tsnl_cpumask(int fd, uint16_t family, int attr, const char *mask)
 	return tsnl_transact(fd, &m, buf, sizeof(buf));
 }
 
+/**
+ * tsnl_register() - register this socket as exit listener with a filter.
+ * @mask: cpulist string such as "0-3"
+ * @cgroup_fd: sent as TASKSTATS_CMD_ATTR_DUMP_CGROUP_FD (a cgroup listener);
+ *	no attribute if negative
+ * @flags: TSNL_DUMP_SUBTREE, TSNL_CGROUP_ID
+ *
+ * Return: 0 or the negative errno of the request.
+ */
+int tsnl_register(int fd, uint16_t family, const char *mask, int cgroup_fd,
+		  int flags)
+{
+	char buf[TSNL_BUF_SIZE];
+	struct tsnl_msg m;
+
+	tsnl_msg_init(&m, family, TASKSTATS_CMD_GET, NLM_F_ACK);
+	tsnl_put_str(&m, TASKSTATS_CMD_ATTR_REGISTER_CPUMASK, mask);
+	if (cgroup_fd >= 0)
+		tsnl_put_u32(&m, TASKSTATS_CMD_ATTR_DUMP_CGROUP_FD, cgroup_fd);
+	if (flags & TSNL_DUMP_SUBTREE)
+		tsnl_put(&m, TASKSTATS_CMD_ATTR_DUMP_SUBTREE, NULL, 0);
+	if (flags & TSNL_CGROUP_ID)
+		tsnl_put(&m, TASKSTATS_CMD_ATTR_CGROUP_ID, NULL, 0);
+	return tsnl_transact(fd, &m, buf, sizeof(buf));
+}
+
 /* Copies as much of the reply's struct as fits into @ts, zeroing the rest. */
 void tsnl_stats_copy(struct taskstats *ts, const struct tsnl_reply *r)
 {
@@ -290,24 +339,18 @@ void tsnl_stats_copy(struct taskstats *ts, const struct tsnl_reply *r)
 }
 
 static void tsnl_exit_part(const struct nlattr *aggr, uint32_t *id,
-			   struct taskstats *ts, int *len)
+			   struct taskstats *ts, int *len,
+			   struct tsnl_exit_more *more)
 {
-	struct tsnl_iter it = tsnl_attrs(NLA_DATA(aggr), aggr->nla_len - NLA_HDRLEN);
-	struct nlattr *na;
+	struct tsnl_reply r = { 0 };
 
-	memset(ts, 0, sizeof(*ts));
-	*len = 0;
-	while ((na = tsnl_next(&it))) {
-		int n = na->nla_len - NLA_HDRLEN;
-
-		if (na->nla_type == TASKSTATS_TYPE_PID ||
-		    na->nla_type == TASKSTATS_TYPE_TGID) {
-			memcpy(id, NLA_DATA(na), sizeof(*id));
-		} else if (na->nla_type == TASKSTATS_TYPE_STATS) {
-			*len = n;
-			memcpy(ts, NLA_DATA(na), n < (int)sizeof(*ts) ? n : (int)sizeof(*ts));
-		}
-	}
+	tsnl_parse_aggr(aggr, &r);
+	*id = r.id;
+	*len = r.stats_len;
+	tsnl_stats_copy(ts, &r);
+	more->shape = r.shape;
+	more->have_cgroup_id = r.have_cgroup_id;
+	more->cgroup_id = r.cgroup_id;
 }
 
 /**
@@ -331,10 +374,12 @@ int tsnl_parse_exit(const void *msg, int len, struct tsnl_exit *e)
 	while ((na = tsnl_next(&it))) {
 		if (na->nla_type == TASKSTATS_TYPE_AGGR_PID) {
 			e->have_pid = true;
-			tsnl_exit_part(na, &e->pid, &e->pid_ts, &e->pid_len);
+			tsnl_exit_part(na, &e->pid, &e->pid_ts, &e->pid_len,
+				       &e->pid_more);
 		} else if (na->nla_type == TASKSTATS_TYPE_AGGR_TGID) {
 			e->have_tgid = true;
-			tsnl_exit_part(na, &e->tgid, &e->tgid_ts, &e->tgid_len);
+			tsnl_exit_part(na, &e->tgid, &e->tgid_ts, &e->tgid_len,
+				       &e->tgid_more);
 		}
 	}
 	return e->have_pid || e->have_tgid ? 0 : -EBADMSG;

@@ -18,6 +18,18 @@
 #include <linux/taskstats.h>
 #include <linux/cgroupstats.h>
 
+/*
+ * Issue 48's attributes, for a uapi header that predates them. The header
+ * declares them as enum members, which #ifndef cannot see: the macros
+ * then shadow them, with the same values.
+ */
+#ifndef TASKSTATS_TYPE_CGROUP_ID
+#define TASKSTATS_TYPE_CGROUP_ID	7	/* u64, in an AGGR nest after STATS */
+#endif
+#ifndef TASKSTATS_CMD_ATTR_CGROUP_ID
+#define TASKSTATS_CMD_ATTR_CGROUP_ID	8	/* flag: records carry CGROUP_ID */
+#endif
+
 #define TSNL_BUF_SIZE	65536
 
 /* A kernel tick at HZ=100, the longest a tick may be, in microseconds. */
@@ -31,6 +43,14 @@ struct tsnl_msg {
 	};
 };
 
+/* The shape of an AGGR nest: its length and its attributes' types, in order. */
+#define TSNL_NEST_MAX	8
+struct tsnl_shape {
+	int len;			/* nla_len of the nest */
+	int n;				/* attributes, of which type[] keeps the first 8 */
+	uint16_t type[TSNL_NEST_MAX];
+};
+
 /* Where the parsed pieces of a taskstats reply live inside the reply buffer. */
 struct tsnl_reply {
 	int cmd;			/* genl command of the reply */
@@ -42,6 +62,9 @@ struct tsnl_reply {
 	const void *cgstats;		/* payload of CGROUPSTATS_TYPE_CGROUP_STATS */
 	int cgstats_len;
 	bool saw_null_pad;		/* a TASKSTATS_TYPE_NULL preceded STATS */
+	struct tsnl_shape shape;	/* of the AGGR nest */
+	bool have_cgroup_id;		/* a TASKSTATS_TYPE_CGROUP_ID came */
+	uint64_t cgroup_id;
 };
 
 int tsnl_open(void);
@@ -61,9 +84,28 @@ bool tsnl_answers(const struct nlmsghdr *h, uint32_t seq);
 int tsnl_transact(int fd, struct tsnl_msg *m, void *buf, int size);
 int tsnl_parse(const void *buf, int len, struct tsnl_reply *r);
 
+/*
+ * Flags of the requests that take them (tsnl_get_flags(), tsnl_register(),
+ * tsnl_dump_cgroup()): the flag attributes they add to the request.
+ */
+#define TSNL_DUMP_TGID		1	/* TASKSTATS_CMD_ATTR_DUMP_TGID */
+#define TSNL_DUMP_SUBTREE	2	/* TASKSTATS_CMD_ATTR_DUMP_SUBTREE */
+#define TSNL_CGROUP_ID		4	/* TASKSTATS_CMD_ATTR_CGROUP_ID */
+
 int tsnl_get(int fd, uint16_t family, int attr, uint32_t id,
 	     struct taskstats *ts, struct tsnl_reply *r, void *buf);
+int tsnl_get_flags(int fd, uint16_t family, int attr, uint32_t id, int flags,
+		   struct taskstats *ts, struct tsnl_reply *r, void *buf);
 int tsnl_cpumask(int fd, uint16_t family, int attr, const char *mask);
+int tsnl_register(int fd, uint16_t family, const char *mask, int cgroup_fd,
+		  int flags);
+
+/* What an exit message's record holds besides its id and stats. */
+struct tsnl_exit_more {
+	struct tsnl_shape shape;	/* of its AGGR nest */
+	bool have_cgroup_id;		/* a TASKSTATS_TYPE_CGROUP_ID came */
+	uint64_t cgroup_id;
+};
 
 /* Both records an exit message may carry: the task's and its group's. */
 struct tsnl_exit {
@@ -76,6 +118,8 @@ struct tsnl_exit {
 	int tgid_len;
 	struct taskstats pid_ts;
 	struct taskstats tgid_ts;
+	struct tsnl_exit_more pid_more;
+	struct tsnl_exit_more tgid_more;
 };
 
 void tsnl_stats_copy(struct taskstats *ts, const struct tsnl_reply *r);
@@ -105,10 +149,6 @@ int tsnl_dump_msg(int fd, struct tsnl_msg *m, tsnl_dump_fn fn, void *arg,
 int tsnl_dump_part(int fd, uint32_t seq, tsnl_dump_fn fn, void *arg,
 		   struct tsnl_dump_count *count, bool *done);
 
-/* Flags of tsnl_dump_cgroup(): the attributes it adds to the request. */
-#define TSNL_DUMP_TGID		1	/* TASKSTATS_CMD_ATTR_DUMP_TGID */
-#define TSNL_DUMP_SUBTREE	2	/* TASKSTATS_CMD_ATTR_DUMP_SUBTREE */
-
 int tsnl_dump_cgroup(int fd, uint16_t family, int cgroup_fd, int flags,
 		     tsnl_dump_fn fn, void *arg);
 int tsnl_cgroupstats(int fd, uint16_t family, int cgroup_fd,
@@ -116,6 +156,8 @@ int tsnl_cgroupstats(int fd, uint16_t family, int cgroup_fd,
 int tsnl_cgroupstats_flags(int fd, uint16_t family, int cgroup_fd, uint16_t flags,
 			   struct cgroupstats *cs);
 int tsnl_dump_records(const struct nlmsghdr *h, tsnl_dump_fn fn, void *arg);
+/* The record a tsnl_dump_fn is called for, whole: valid during the call. */
+const struct tsnl_reply *tsnl_dump_record(void);
 
 /* Registers @fd for exits on every possible CPU, which it writes to @cpus. */
 int ts_register_all(int fd, uint16_t family, char *cpus, int size);
@@ -152,9 +194,18 @@ int ts_as_nobody(int (*fn)(int fd, uint16_t family, pid_t other),
  */
 #define TS_UNFIXED	"this kernel lacks the series' fixes (TASKSTATS_UNFIXED): "
 
+/*
+ * Why a test of cgroup ids on records and of cgroup listeners skips on a
+ * kernel without them (6.12's own, and the series before them): see
+ * ts_kernel_cgroup_ids().
+ */
+#define TS_NO_CGROUP_IDS "this kernel has no cgroup ids nor cgroup listeners: "
+
 /* Small helpers shared by the tests. */
 bool ts_kernel_dumps(void);
 bool ts_kernel_unfixed(void);
+int ts_policy_has_attr(int fd, const char *family, int op, int attr);
+bool ts_kernel_cgroup_ids(void);
 int ts_read_within(int fd, void *buf, size_t size, int ms);
 int ts_read_file(const char *path, char *buf, int size);
 int ts_write_file(const char *path, const char *s);
@@ -167,6 +218,9 @@ int ts_proc_field(const char *path, const char *key, uint64_t *val);
 uint64_t ts_threads_sum(pid_t pid, const char *key, int *threads);
 int64_t ts_keyed_value(const char *buf, const char *key);
 int ts_cgroup2_root(char *root, int size);
+uint64_t ts_cgroup_id_at(int dirfd, const char *path);
+uint64_t ts_cgroup_id_of(const char *path);
+uint64_t ts_task_cgroup_id(const char *root, pid_t tid);
 int ts_memcg_make(const char *name, char *path, int size, char *subtree, int subsize);
 void ts_possible_cpus(char *buf, int size);
 

@@ -11,11 +11,20 @@
 #include "tsnl.h"
 #include "tsnl_internal.h"
 
+/* The record tsnl_dump_records() is calling its callback for. */
+static const struct tsnl_reply *tsnl_dump_current;
+
+const struct tsnl_reply *tsnl_dump_record(void)
+{
+	return tsnl_dump_current;
+}
+
 /**
  * tsnl_dump_records() - walk the records of one dump message.
  * @h: the message
  * @fn: called for every record, in order (the kernel sends one per
- *	message, but a client takes as many as a message holds); may be NULL
+ *	message, but a client takes as many as a message holds); may be NULL;
+ *	what it is not passed (the cgroup id) it finds in tsnl_dump_record()
  * @arg: passed to @fn
  *
  * Return: the number of records, or -EBADMSG for a message without a
@@ -41,8 +50,10 @@ int tsnl_dump_records(const struct nlmsghdr *h, tsnl_dump_fn fn, void *arg)
 		if (!r.have_id || !r.stats)
 			return -EBADMSG;
 		tsnl_stats_copy(&ts, &r);
+		tsnl_dump_current = &r;
 		if (fn)
 			fn(r.id, r.aggr_type, &ts, arg);
+		tsnl_dump_current = NULL;
 		records++;
 	}
 	/* A truncated last attribute stops the walk early: count it bad. */
@@ -165,6 +176,8 @@ static void tsnl_dump_request(struct tsnl_msg *m, uint16_t family,
 		tsnl_put(m, TASKSTATS_CMD_ATTR_DUMP_TGID, NULL, 0);
 	if (flags & TSNL_DUMP_SUBTREE)
 		tsnl_put(m, TASKSTATS_CMD_ATTR_DUMP_SUBTREE, NULL, 0);
+	if (flags & TSNL_CGROUP_ID)
+		tsnl_put(m, TASKSTATS_CMD_ATTR_CGROUP_ID, NULL, 0);
 }
 
 /**
@@ -186,9 +199,9 @@ int tsnl_dump(int fd, uint16_t family, bool tgid, tsnl_dump_fn fn, void *arg,
 }
 
 /**
- * tsnl_dump_cgroup() - a dump of one cgroup's tasks.
+ * tsnl_dump_cgroup() - a dump of one cgroup's tasks, or of every task.
  * @cgroup_fd: sent as TASKSTATS_CMD_ATTR_DUMP_CGROUP_FD; none if negative
- * @flags: TSNL_DUMP_TGID, TSNL_DUMP_SUBTREE
+ * @flags: TSNL_DUMP_TGID, TSNL_DUMP_SUBTREE, TSNL_CGROUP_ID
  * @fn: called for every record, in the order the kernel sent them
  *
  * Return: the number of records, or the negative errno of the dump.

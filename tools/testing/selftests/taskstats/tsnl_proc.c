@@ -2,8 +2,8 @@
 /*
  * Shared ts_* helpers about tasks and the files that show them: /proc,
  * /sys and cgroup2 (mounted at /tmp/ts_cgroup2, and left there, on a
- * machine that has no cgroup2 mount), and workers that run a function on
- * command.
+ * machine that has no cgroup2 mount) and its ids, and workers that run a
+ * function on command.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -181,6 +181,77 @@ int ts_cgroup2_root(char *root, int size)
 		return -errno;
 	snprintf(root, size, "%s", OWN_CGROUP2);
 	return 0;
+}
+
+/* The type of the file handle of a kernfs node: 8 bytes, its id. */
+#ifndef FILEID_KERNFS
+#define FILEID_KERNFS	0xfe
+#endif
+
+/**
+ * ts_cgroup_id_at() - the cgroup v2 id of a directory.
+ * @dirfd: the directory @path is relative to, or AT_FDCWD
+ * @path: the directory; "" for @dirfd itself
+ *
+ * The id is what name_to_handle_at() gives for the directory: a kernfs
+ * handle (FILEID_KERNFS) whose 8 bytes are the id. On a kernel without
+ * file handles, the directory's inode number on a 64-bit kernel, which is
+ * the same number.
+ *
+ * Return: the id, or 0 if it cannot be told.
+ */
+uint64_t ts_cgroup_id_at(int dirfd, const char *path)
+{
+	union {
+		struct file_handle fh;
+		char room[sizeof(struct file_handle) + MAX_HANDLE_SZ];
+	} h = { .fh.handle_bytes = MAX_HANDLE_SZ };
+	int mnt, flags = *path ? 0 : AT_EMPTY_PATH;
+	uint64_t id = 0;
+	struct stat st;
+
+	if (!name_to_handle_at(dirfd, path, &h.fh, &mnt, flags)) {
+		if (h.fh.handle_type == FILEID_KERNFS && h.fh.handle_bytes == sizeof(id))
+			memcpy(&id, h.fh.f_handle, sizeof(id));
+		return id;
+	}
+	if (sizeof(long) == 8 && !fstatat(dirfd, path, &st, flags))
+		id = st.st_ino;
+	return id;
+}
+
+/* The cgroup v2 id of the directory @path, or 0: see ts_cgroup_id_at(). */
+uint64_t ts_cgroup_id_of(const char *path)
+{
+	return ts_cgroup_id_at(AT_FDCWD, path);
+}
+
+/**
+ * ts_task_cgroup_id() - the id of the cgroup v2 a task is in.
+ * @root: the root of the cgroup2 mount (ts_cgroup2_root())
+ * @tid: the task; 0 for the caller
+ *
+ * The cgroup is the one the "0::" line of /proc/TID/cgroup names.
+ *
+ * Return: its id, or 0 if the task is gone or its cgroup cannot be told.
+ */
+uint64_t ts_task_cgroup_id(const char *root, pid_t tid)
+{
+	char buf[4096], path[4608], *p;
+
+	if (tid)
+		snprintf(path, sizeof(path), "/proc/%d/cgroup", tid);
+	else
+		snprintf(path, sizeof(path), "/proc/self/cgroup");
+	if (ts_read_file(path, buf, sizeof(buf)) < 0)
+		return 0;
+	p = !strncmp(buf, "0::", 3) ? buf : strstr(buf, "\n0::");
+	if (!p)
+		return 0;
+	p += *p == '\n' ? 4 : 3;
+	p[strcspn(p, "\n")] = '\0';
+	snprintf(path, sizeof(path), "%s%s", root, p);
+	return ts_cgroup_id_of(path);
 }
 
 /* Finds the cgroup2 root, if it offers the memory controller. */
