@@ -226,7 +226,8 @@ void json_string(FILE *out, const char *s, size_t max)
 /*
  * One record as one JSON object on one line. Values are in the kernel's
  * units (see taskstat(8)); fields the record is too short for are left out.
- * @extra, if set, is inserted verbatim after the header members.
+ * @extra, if set, is inserted verbatim after the header members, which
+ * end with the record's cgroup.
  */
 void json_record(FILE *out, const struct record *r, const char *extra)
 {
@@ -234,6 +235,7 @@ void json_record(FILE *out, const struct record *r, const char *extra)
 		r->aggr == TASKSTATS_TYPE_AGGR_TGID ? "tgid" : "pid", r->id, r->len);
 	if (extra)
 		fprintf(out, ",%s", extra);
+	json_cgroup(out, r);
 	for (size_t i = 0; i < nfields; i++) {
 		const struct field *f = &fields[i];
 		const char *p = (const char *)&r->ts + f->off;
@@ -255,6 +257,26 @@ void json_record(FILE *out, const struct record *r, const char *extra)
 	fprintf(out, "}\n");
 }
 
+/*
+ * The members "cgroup_id" and "cgroup" (its path below the cgroup2 mount),
+ * each null if unknown: the record carries no id (not asked for, or a
+ * kernel without them), or its cgroup is gone.
+ */
+void json_cgroup(FILE *out, const struct record *r)
+{
+	const char *path = r->has_cgid ? cgroup_path(r->cgid) : NULL;
+
+	if (r->has_cgid)
+		fprintf(out, ",\"cgroup_id\":%llu", (unsigned long long)r->cgid);
+	else
+		fprintf(out, ",\"cgroup_id\":null");
+	fprintf(out, ",\"cgroup\":");
+	if (path)
+		json_string(out, path, strlen(path));
+	else
+		fprintf(out, "null");
+}
+
 static void fill_record(struct record *r, int aggr, const struct nlattr *nest)
 {
 	static bool warned;
@@ -274,6 +296,13 @@ static void fill_record(struct record *r, int aggr, const struct nlattr *nest)
 			if (r->len > (int)sizeof(r->ts))
 				r->len = sizeof(r->ts);
 			memcpy(&r->ts, mnl_attr_get_payload(in), r->len);
+			break;
+		case TASKSTATS_TYPE_CGROUP_ID:
+			/* A u64 that may be only 4-byte aligned. */
+			if (mnl_attr_get_payload_len(in) < sizeof(r->cgid))
+				break;
+			memcpy(&r->cgid, mnl_attr_get_payload(in), sizeof(r->cgid));
+			r->has_cgid = true;
 			break;
 		}
 	}

@@ -6,6 +6,8 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/statfs.h>
 #include <unistd.h>
 
@@ -70,19 +72,27 @@ int cgroup_version(int fd)
 
 /*
  * report() for a request about the cgroup directory @path, open as @fd:
- * CGROUPSTATS_CMD_GET (CTX_CGROUP) or a dump of that cgroup (CTX_DUMP).
- * The kernel's EINVAL means "not a cgroup directory", except from a
- * kernel whose CGROUPSTATS knows only cgroup v1 (upstream's) asked about
- * a v2 one: the file system's magic tells which.
+ * CGROUPSTATS_CMD_GET (CTX_CGROUP), a dump of that cgroup (CTX_DUMP) or
+ * a listener for it (CTX_LISTEN). The kernel's EINVAL means "not a cgroup
+ * directory", except from a kernel whose CGROUPSTATS knows only cgroup v1
+ * (upstream's) asked about a v2 one, or for a listener, whose EINVAL for
+ * a v2 directory is its cpulist's: the file's type and file system tell
+ * which. A listener's EOPNOTSUPP is a v1 directory's, or a kernel's
+ * without CONFIG_CGROUPS; its EBUSY, a socket that listens already.
  */
 int report_cgroup(enum ctx ctx, const char *what, const char *path, int fd, int err)
 {
 	int v = cgroup_version(fd);
+	struct stat st;
+	bool dir = !fstat(fd, &st) && S_ISDIR(st.st_mode);
 
 	switch (err) {
 	case EINVAL:
+		/* A listener's EINVAL for a v2 directory is its cpulist's. */
+		if (dir && v == 2 && ctx == CTX_LISTEN)
+			break;
 		fprintf(stderr, "taskstat: %s: %s\n", what, strerror(err));
-		if (!v)
+		if (!v || !dir)
 			fprintf(stderr,
 				"taskstat: %s is not a cgroup directory (of a cgroup v2 or v1 hierarchy)\n",
 				path);
@@ -104,6 +114,27 @@ int report_cgroup(enum ctx ctx, const char *what, const char *path, int fd, int 
 	case ENOENT:
 		fprintf(stderr, "taskstat: %s: %s\n", what, strerror(err));
 		fprintf(stderr, "taskstat: the cgroup %s has been removed\n", path);
+		return 1;
+	case EOPNOTSUPP:
+		if (ctx != CTX_LISTEN)
+			break;
+		fprintf(stderr, "taskstat: %s: %s\n", what, strerror(err));
+		if (v == 1)
+			fprintf(stderr,
+				"taskstat: %s is a cgroup v1 directory: a listener for one cgroup needs a cgroup v2 one\n",
+				path);
+		else
+			fprintf(stderr,
+				"taskstat: the kernel has no cgroup ids (built without CONFIG_CGROUPS), so no listener for %s\n",
+				path);
+		return 1;
+	case EBUSY:
+		if (ctx != CTX_LISTEN)
+			break;
+		fprintf(stderr, "taskstat: %s: %s\n", what, strerror(err));
+		fprintf(stderr,
+			"taskstat: this socket already listens with another cgroup, --subtree or cgroup-id choice than for %s\n",
+			path);
 		return 1;
 	}
 	return report(ctx, what, err);
@@ -224,11 +255,167 @@ int nl_get(struct nl *nl, int attr, uint32_t id, mnl_cb_t cb, void *data)
 						NLM_F_ACK);
 
 		mnl_attr_put_u32(h, attr, id);
+		nl_put_ids(nl, h);
 		err = nl_talk(nl, h, cb, data);
 		if (err != -EAGAIN || tries == 8)
 			return err;
 		usleep(1000 << tries);
 	}
+}
+
+/* What CTRL_CMD_GETPOLICY of one op of a family says about one attribute. */
+struct policy_probe {
+	uint32_t op, attr;
+	int64_t do_policy;	/* the op's policy for a do, -1 until told */
+	uint64_t listed;	/* a bit per policy (below 64) listing @attr */
+};
+
+static void policy_op(struct policy_probe *p, const struct nlattr *a)
+{
+	struct nlattr *op, *in;
+
+	mnl_attr_for_each_nested(op, a) {
+		if (mnl_attr_get_type(op) != p->op)
+			continue;
+		mnl_attr_for_each_nested(in, op)
+			if (mnl_attr_get_type(in) == CTRL_ATTR_POLICY_DO &&
+			    !mnl_attr_validate(in, MNL_TYPE_U32))
+				p->do_policy = mnl_attr_get_u32(in);
+	}
+}
+
+/* CTRL_ATTR_POLICY: { policy index: { attribute: { its type, limits } } }. */
+static void policy_attrs(struct policy_probe *p, const struct nlattr *a)
+{
+	struct nlattr *pol, *attr;
+
+	mnl_attr_for_each_nested(pol, a) {
+		if (mnl_attr_get_type(pol) >= 64)
+			continue;
+		mnl_attr_for_each_nested(attr, pol)
+			if (mnl_attr_get_type(attr) == p->attr)
+				p->listed |= 1ULL << mnl_attr_get_type(pol);
+	}
+}
+
+static int policy_cb(const struct nlmsghdr *h, void *data)
+{
+	struct nlattr *a;
+
+	mnl_attr_for_each(a, h, sizeof(struct genlmsghdr)) {
+		if (mnl_attr_get_type(a) == CTRL_ATTR_OP_POLICY)
+			policy_op(data, a);
+		else if (mnl_attr_get_type(a) == CTRL_ATTR_POLICY)
+			policy_attrs(data, a);
+	}
+	return MNL_CB_OK;
+}
+
+/*
+ * Whether the TASKSTATS family knows cgroup ids and listeners for one
+ * cgroup: 1 if the policy of its GET lists TASKSTATS_CMD_ATTR_CGROUP_ID,
+ * 0 if not, -errno if the kernel could not say (CTRL_CMD_GETPOLICY is
+ * 5.10's). Asked of nlctrl, not tried: a kernel without the feature
+ * ignores unknown attributes, and would register a listener for every
+ * exit where one cgroup's was asked for. Asked once per socket.
+ */
+int nl_cgroup_ids(struct nl *nl)
+{
+	struct policy_probe p = {
+		.op = TASKSTATS_CMD_GET,
+		.attr = TASKSTATS_CMD_ATTR_CGROUP_ID,
+		.do_policy = -1,
+	};
+	struct nlmsghdr *h;
+	int err;
+
+	if (nl->cgids)
+		return nl->cgids - 2;
+	h = nl_request(nl, GENL_ID_CTRL, CTRL_CMD_GETPOLICY, NLM_F_DUMP);
+	mnl_attr_put_strz(h, CTRL_ATTR_FAMILY_NAME, TASKSTATS_GENL_NAME);
+	mnl_attr_put_u32(h, CTRL_ATTR_OP, p.op);
+	err = nl_talk(nl, h, policy_cb, &p);
+	if (!err)
+		err = p.do_policy >= 0 && p.do_policy < 64 && (p.listed >> p.do_policy & 1);
+	if (opt_verbose)
+		fprintf(stderr, "taskstat: cgroup ids and cgroup listeners: %s\n",
+			err > 0 ? "supported" : !err ? "not supported" : strerror(-err));
+	nl->cgids = err + 2;
+	return err;
+}
+
+/* Records asked for on @nl from now on carry cgroup ids, if the kernel can: whether it can. */
+bool nl_ask_ids(struct nl *nl)
+{
+	nl->ids = nl_cgroup_ids(nl) > 0;
+	return nl->ids;
+}
+
+/* The flag asking for cgroup ids, in a request of a socket that wants them. */
+void nl_put_ids(struct nl *nl, struct nlmsghdr *h)
+{
+	if (nl->ids)
+		mnl_attr_put(h, TASKSTATS_CMD_ATTR_CGROUP_ID, 0, NULL);
+}
+
+/*
+ * The error of @what (such as "listen --cgroup PATH"), which needs cgroup
+ * ids, where nl_cgroup_ids() answered @probe (0 or -errno); returns 1.
+ */
+int report_no_cgroup_ids(const char *what, int probe)
+{
+	fprintf(stderr, "taskstat: %s: not supported by this kernel\n", what);
+	if (probe)
+		fprintf(stderr,
+			"taskstat: the kernel cannot list the TASKSTATS policy (CTRL_CMD_GETPOLICY: %s; Linux 5.10 or later), so it cannot be known to have cgroup listeners\n",
+			strerror(-probe));
+	else
+		fprintf(stderr,
+			"taskstat: its TASKSTATS family has no cgroup ids or cgroup listeners (no TASKSTATS_CMD_ATTR_CGROUP_ID in the policy of TASKSTATS_CMD_GET, as in Linux 6.12's own): it would ignore the cgroup and report every exit\n");
+	return 1;
+}
+
+/* The kernel's possible CPUs, as a cpulist; "0" if it does not say. */
+void possible_cpus(char *cpus, size_t size)
+{
+	FILE *f = fopen("/sys/devices/system/cpu/possible", "r");
+
+	if (!f || !fgets(cpus, size, f))
+		snprintf(cpus, size, "0");
+	if (f)
+		fclose(f);
+	cpus[strcspn(cpus, "\n")] = '\0';
+}
+
+/*
+ * Registers @nl as an exit listener (asking for cgroup ids if @nl wants
+ * them); returns 0 or -errno. Exit records come unasked and in bursts: a
+ * big receive buffer rides them out, as root past rmem_max.
+ */
+int nl_register(struct nl *nl, const struct listener *l)
+{
+	int fd = mnl_socket_get_fd(nl->sock), rcvbuf = 4 << 20;
+	struct nlmsghdr *h;
+
+	if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &rcvbuf, sizeof(rcvbuf)))
+		setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf));
+	h = nl_request(nl, nl->family, TASKSTATS_CMD_GET, NLM_F_ACK);
+	mnl_attr_put_strz(h, TASKSTATS_CMD_ATTR_REGISTER_CPUMASK, l->cpus);
+	if (l->cgfd >= 0)
+		mnl_attr_put_u32(h, TASKSTATS_CMD_ATTR_DUMP_CGROUP_FD, l->cgfd);
+	if (l->subtree)
+		mnl_attr_put(h, TASKSTATS_CMD_ATTR_DUMP_SUBTREE, 0, NULL);
+	nl_put_ids(nl, h);
+	return nl_talk(nl, h, NULL, NULL);
+}
+
+/* Deregisters before closing; no acknowledgment: records may be queued. */
+void nl_deregister(struct nl *nl, const char *cpus)
+{
+	struct nlmsghdr *h = nl_request(nl, nl->family, TASKSTATS_CMD_GET, 0);
+
+	mnl_attr_put_strz(h, TASKSTATS_CMD_ATTR_DEREGISTER_CPUMASK, cpus);
+	mnl_socket_sendto(nl->sock, h, h->nlmsg_len);
 }
 
 static int family_cb(const struct nlmsghdr *h, void *data)

@@ -14,6 +14,11 @@
 # dump, so that taskstat falls back. Without ynl (outside a kernel tree,
 # or no python3-yaml), either behaviour passes and the test says which
 # it saw.
+#
+# Cgroup ids and listeners for one cgroup are there if the policy of the
+# family's GET lists TASKSTATS_CMD_ATTR_CGROUP_ID (8), as CTRL_CMD_GETPOLICY
+# tells ynl and taskstat alike; 6.12's own has no such attribute, and
+# taskstat must refuse listen --cgroup there rather than hear every exit.
 set -u
 
 ts=${1:?usage: smoke.sh /path/to/taskstat}
@@ -26,11 +31,25 @@ kids=()
 slow= slow_loop= slow_dm=
 kernel=
 tree=$(cd "$(dirname "$0")/../../.." && pwd)
-if python3 "$tree/tools/net/ynl/cli.py" --output-json \
-	--spec "$tree/Documentation/netlink/specs/nlctrl.yaml" \
-	--do getfamily --json '{"family-name": "TASKSTATS"}' >"$tmp/family" 2>&1; then
+# nlctrl ARGS...: the tree's ynl, asking the genl controller.
+nlctrl() {
+	python3 "$tree/tools/net/ynl/cli.py" --output-json \
+		--spec "$tree/Documentation/netlink/specs/nlctrl.yaml" "$@"
+}
+if nlctrl --do getfamily --json '{"family-name": "TASKSTATS"}' >"$tmp/family" 2>&1; then
 	kernel=nodump
 	grep -q '"id": 1, [^}]*cmd-cap-dump\|cmd-cap-dump[^}]*"id": 1' "$tmp/family" && kernel=dump
+fi
+cgids=
+if nlctrl --dump getpolicy --json '{"family-name": "TASKSTATS", "op": 1}' >"$tmp/policy" 2>&1; then
+	cgids=$(python3 -c '
+import json, sys
+msgs = json.load(open(sys.argv[1]))
+do = [m["op-policy"].get("do") for m in msgs
+      if m.get("op-policy", {}).get("op-id") == 1]
+print("yes" if any(m.get("policy", {}).get("policy-id") in do and
+                   m["policy"].get("attr-id") == 8 for m in msgs) else "no")' \
+		"$tmp/policy" 2>/dev/null)
 fi
 
 # The tasks of the cgroup v2 tests, then their cgroups, deepest first.
@@ -42,7 +61,7 @@ cg_cleanup() {
 	fi
 	kids=()
 	[[ -n $cg ]] || return 0
-	for d in "$cg/gone" "$cg/sub" "$cg"; do
+	for d in "$cg/gone" "$cg/sub" "$cg/a/sub" "$cg/a" "$cg/b" "$cg"; do
 		[[ -d $d ]] || continue
 		for _ in $(seq 50); do
 			rmdir "$d" 2>/dev/null && break
@@ -105,6 +124,18 @@ as_nobody() {
 	rc=$?
 }
 has() { grep -q -- "$1" "$tmp/${2:-out}"; }
+# wait_said PID PATTERN [err]: until $tmp/out (or $tmp/err) has PATTERN,
+# for at most 10 s, or until the background command PID has ended.
+wait_said() {
+	local pid=$1
+	shift
+	for _ in $(seq 200); do
+		has "$@" && return 0
+		kill -0 "$pid" 2>/dev/null || return 1
+		sleep 0.05
+	done
+	return 1
+}
 # Each line of $tmp/out is one JSON object; $1 is a Python expression over
 # the list of them, `objs`, that must be true.
 json_ok() {
@@ -360,11 +391,7 @@ listen_case() {
 	: >"$tmp/err"
 	timeout 30 "$ts" listen --ppid "$wl" --count "$count" "$@" >"$tmp/out" 2>"$tmp/err" &
 	pid=$!
-	for _ in $(seq 200); do
-		has listening err && break
-		kill -0 $pid 2>/dev/null || break
-		sleep 0.05
-	done
+	wait_said $pid listening err
 	echo go >"$tmp/go"
 	wait $wl
 	wait $pid
@@ -445,6 +472,26 @@ spawn_in() {
 pylist() { printf '[%s]' "$(printf '%s\n' "$@" | sort -n | paste -sd,)"; }
 
 cg2=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/mounts)
+# cg_make NAMES SUBDIR...: makes $cg, a fresh cgroup in $cg2, and its
+# SUBDIRs; if it cannot, skips each test that the array NAMES names,
+# saying why, and fails.
+cg_make() {
+	local -n _names=$1
+	local t why
+	shift
+	if [[ -z $cg2 ]]; then
+		why="no cgroup2 file system mounted"
+	elif cg=$(mktemp -d "$cg2/tsmoke.XXXXXX" 2>"$tmp/err") &&
+	     mkdir "${@/#/$cg/}" 2>"$tmp/err"; then
+		return 0
+	else
+		why="cannot make a cgroup in $cg2: $(head -1 "$tmp/err")"
+		cg_cleanup
+	fi
+	for t in "${_names[@]}"; do skip "$t" "$why"; done
+	return 1
+}
+# shellcheck disable=SC2034 # read by cg_make
 cg2_names=("cgroup on a v2 directory" "cgroup --json on a v2 directory"
 	"top --cgroup --json lists exactly the cgroup's tasks"
 	"top --cgroup -P --json lists the cgroup's thread groups"
@@ -453,13 +500,7 @@ cg2_names=("cgroup on a v2 directory" "cgroup --json on a v2 directory"
 	"top --cgroup counts the cgroup's tasks by state"
 	"top --cgroup shows the cgroup's pressure lines"
 	"top --cgroup of a removed cgroup fails (1) saying so")
-if [[ -z $cg2 ]]; then
-	for t in "${cg2_names[@]}"; do skip "$t" "no cgroup2 file system mounted"; done
-elif ! cg=$(mktemp -d "$cg2/tsmoke.XXXXXX" 2>"$tmp/err") || ! mkdir "$cg/sub" 2>"$tmp/err"; then
-	why=$(head -1 "$tmp/err")
-	for t in "${cg2_names[@]}"; do skip "$t" "cannot make a cgroup in $cg2: $why"; done
-	cg_cleanup
-else
+if cg_make cg2_names sub; then
 	mkfifo "$tmp/hold"
 	# A writer that never writes, so that readers block. (A background
 	# command's stdin is /dev/null: the readers open the FIFO anew.)
@@ -590,11 +631,7 @@ else
 	# end it, however late the rmdir comes.
 	timeout 30 "$ts" top -b -n 1000 -d 0.5 --cgroup "$cg/gone" >"$tmp/out" 2>"$tmp/err" &
 	top_pid=$!
-	for _ in $(seq 200); do
-		has "^taskstat top" && break
-		kill -0 $top_pid 2>/dev/null || break
-		sleep 0.05
-	done
+	wait_said $top_pid "^taskstat top"
 	rmdir "$cg/gone"
 	wait $top_pid
 	rc=$?
@@ -603,7 +640,138 @@ else
 	cg_cleanup
 fi
 
+# --- listen --cgroup and top --cgroup's exited row, on fresh cgroups a,
+# its child a/sub and its sibling b. Where the kernel has no cgroup
+# listeners, each must fail saying so.
+refused_cgids() {
+	[[ $rc == 1 ]] && has "not supported by this kernel" err &&
+		has "no TASKSTATS_CMD_ATTR_CGROUP_ID" err
+}
+# cg_expect NAME CONDITION: CONDITION (eval'd) where the kernel has cgroup
+# listeners, the refusal where it has not; without ynl, either.
+cg_expect() {
+	case $cgids in
+	yes) check "$1" eval "$2" ;;
+	no) check "$1: refused, this kernel has no cgroup listeners" refused_cgids ;;
+	*)
+		if refused_cgids; then
+			ok "$1: refused, the kernel has no cgroup listeners"
+		else
+			check "$1" eval "$2"
+		fi ;;
+	esac
+}
+# cg_listen ARGS...: `listen --count 1 ARGS...` in the background, until
+# it listens (or has failed); cg_listen_end waits for it, status in $rc.
+cg_listen() {
+	: >"$tmp/out"
+	: >"$tmp/err"
+	timeout 20 "$ts" listen --count 1 "$@" >"$tmp/out" 2>"$tmp/err" &
+	lpid=$!
+	wait_said $lpid listening err
+}
+cg_listen_end() {
+	wait $lpid
+	rc=$?
+}
+# cg_run DIR...: runs /bin/true in each cgroup DIR in turn, each task
+# moving itself there first; their pids in ran[DIR].
+declare -A ran
+cg_run() {
+	local d
+	for d; do
+		# shellcheck disable=SC2016
+		bash -c 'echo $$ >"$1/cgroup.procs" && exec /bin/true' _ "$d" &
+		# shellcheck disable=SC2034 # read in cg_expect's conditions
+		ran[$d]=$!
+		wait $!
+	done
+}
+cg3_names=("listen --cgroup hears its cgroup's task, not its sibling's or child's"
+	"listen --cgroup prints the cgroup at the end of each line"
+	"listen --cgroup --subtree hears a child cgroup's task"
+	"listen --json carries the cgroup id and path of each record"
+	"listen --cgroup on a cgroup control file fails (1) saying it is no cgroup directory"
+	"top --cgroup -b -n 2 adds the task that exited in the interval")
+if cg_make cg3_names a a/sub b; then
+	rel=${cg#"$cg2"}
+	a=$cg/a
+	cg_listen --json --cgroup "$a"
+	cg_run "$cg/b" "$a/sub" "$a"
+	cg_listen_end
+	cg_expect "${cg3_names[0]}" 'json_ok "$rc == 0 and len(objs) == 1 and
+		objs[0][\"ac_pid\"] == ${ran[$a]} and objs[0][\"cgroup\"] == \"$rel/a\" and
+		isinstance(objs[0][\"cgroup_id\"], int)"'
+	cg_listen --cgroup "$a"
+	cg_run "$a"
+	cg_listen_end
+	cg_expect "${cg3_names[1]}" '[[ $rc == 0 ]] && has "CGROUP$" &&
+		has "^pid  *${ran[$a]} .* true .* $rel/a$"'
+	cg_listen --json --cgroup "$a" --subtree
+	cg_run "$cg/b" "$a/sub"
+	cg_listen_end
+	cg_expect "${cg3_names[2]}" 'json_ok "$rc == 0 and len(objs) == 1 and
+		objs[0][\"ac_pid\"] == ${ran[$a/sub]} and objs[0][\"cgroup\"] == \"$rel/a/sub\""'
+
+	# Without --cgroup: ids where the kernel has them, else null.
+	# shellcheck disable=SC2016
+	bash -c 'echo $$ >"$1/cgroup.procs"; read -r _ <"$2"; /bin/true; :' _ "$a" "$tmp/go" &
+	wl=$!
+	cg_listen --json --ppid "$wl"
+	echo go >"$tmp/go"
+	wait $wl
+	cg_listen_end
+	with="objs[0]['cgroup'] == '$rel/a' and isinstance(objs[0]['cgroup_id'], int)"
+	without="objs[0]['cgroup'] is None and objs[0]['cgroup_id'] is None"
+	case $cgids in
+	yes) json_ok "$rc == 0 and $with" && ok "${cg3_names[3]}" || fail "${cg3_names[3]}" ;;
+	no) json_ok "$rc == 0 and $without" && ok "${cg3_names[3]}: null on this kernel" ||
+		fail "${cg3_names[3]}: null on this kernel" ;;
+	*) json_ok "$rc == 0 and (($with) or ($without))" && ok "${cg3_names[3]} (or null)" ||
+		fail "${cg3_names[3]} (or null)" ;;
+	esac
+
+	run listen --count 1 --cgroup "$a/cgroup.procs"
+	cg_expect "${cg3_names[4]}" '[[ $rc == 1 ]] &&
+		has "$a/cgroup.procs is not a cgroup directory" err'
+
+	# A task that runs and exits between top's two frames: not in either
+	# frame's rows, so only the exited row shows what it consumed.
+	: >"$tmp/out"
+	timeout 30 "$ts" top -b -n 2 -d 4 --cgroup "$a" >"$tmp/out" 2>"$tmp/err" &
+	top_pid=$!
+	wait_said $top_pid "^taskstat top"
+	# Busy for 0.3 s of wall time, however fast the guest's CPU.
+	# shellcheck disable=SC2016
+	bash -c 'echo $$ >"$1/cgroup.procs"; end=$((${EPOCHREALTIME/./} + 300000))
+		while ((${EPOCHREALTIME/./} < end)); do :; done' _ "$a" &
+	wait $!
+	wait $top_pid
+	rc=$?
+	exited() {
+		[[ $rc == 0 ]] && has "^changes over the last" &&
+			awk '$1 == "exited" && $2 == 1 && $3 == "task" && $4 != "0" { f = 1 }
+				END { exit !f }' "$tmp/out"
+	}
+	not_counted() {
+		[[ $rc == 0 ]] &&
+			has "^tasks that exited: not counted (this kernel has no cgroup listeners)$"
+	}
+	case $cgids in
+	yes) check "${cg3_names[5]} (exited 1 task, its CPU time)" exited ;;
+	no) check "${cg3_names[5]}: not counted on this kernel, saying why" not_counted ;;
+	*) check "${cg3_names[5]} (or says it cannot)" eval 'exited || not_counted' ;;
+	esac
+	cg_cleanup
+fi
+
 # Errors that need no cgroup v2.
+run listen --count 1 --cgroup "$tmp"
+cg_expect "listen --cgroup on a non-cgroup directory fails (1) saying so" \
+	'[[ $rc == 1 ]] && has "$tmp is not a cgroup directory" err'
+run listen --subtree
+check "listen --subtree without --cgroup is a usage error (2)" \
+	eval '[[ $rc == 2 ]] && has "needs --cgroup" err'
 run top --once --cgroup "$tmp"
 check "top --cgroup on a non-cgroup directory fails (1) saying so" \
 	eval '[[ $rc == 1 ]] && has "is not a cgroup directory" err'

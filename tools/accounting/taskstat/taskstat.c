@@ -6,6 +6,7 @@
  *   taskstat top [-d SECONDS] [-n ITERATIONS] [-s KEY] [-P] [-b] [--once]
  *                [--cgroup PATH [--subtree]]
  *   taskstat listen [-c CPULIST] [--ppid PID] [--count N] [--table]
+ *                   [--cgroup PATH [--subtree]] [--cgroup-ids]
  *   taskstat cgroup PATH
  *
  * Every command takes --json, --verbose and --help. Fields are printed with
@@ -22,7 +23,6 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 #include <linux/cgroupstats.h>
@@ -40,13 +40,14 @@ static const char usage_all[] =
 	"       taskstat top [-d SECONDS] [-n ITERATIONS] [-s KEY] [-P] [-b] [--once]\n"
 	"                    [--cgroup PATH [--subtree]]\n"
 	"       taskstat listen [-c CPULIST] [--ppid PID] [--count N] [--table]\n"
+	"                       [--cgroup PATH [--subtree]] [--cgroup-ids]\n"
 	"       taskstat cgroup PATH\n"
 	"\n"
 	"Commands:\n"
 	"  get       print the record of one task (-p) or thread group (-t)\n"
 	"  top       a refreshing view of every task (or one cgroup's), sorted, with\n"
 	"            deltas per interval\n"
-	"  listen    print the records of tasks as they exit\n"
+	"  listen    print the records of tasks (or one cgroup's) as they exit\n"
 	"  cgroup    print the task counts of a cgroup directory (v2 or v1)\n"
 	"\n"
 	"Options of every command:\n"
@@ -66,7 +67,7 @@ static const char usage_get[] =
 
 static const char usage_listen[] =
 	"usage: taskstat listen [-c CPULIST] [--ppid PID] [--count N] [--table]\n"
-	"                       [--json] [-v]\n"
+	"                       [--cgroup PATH [--subtree]] [--cgroup-ids] [--json] [-v]\n"
 	"\n"
 	"Registers for the exit records of the CPUs in CPULIST (-c, --cpus;\n"
 	"default: every possible CPU) and prints one line per record as it\n"
@@ -76,7 +77,14 @@ static const char usage_listen[] =
 	"  --count N    stop after N PID records (default: until SIGINT)\n"
 	"  --table      collect the PID records (at most 64) and print them as\n"
 	"               one table, fields as rows, at the end\n"
-	"  --json       one JSON object per record instead of a line\n";
+	"  --cgroup PATH  only the tasks that exit in the cgroup v2 directory\n"
+	"               PATH (the kernel filters); the lines end with their cgroup\n"
+	"  --subtree    with --cgroup: and in its descendants\n"
+	"  --cgroup-ids end each line with the cgroup the task exited in\n"
+	"  --json       one JSON object per record instead of a line, with\n"
+	"               \"cgroup_id\" and \"cgroup\" where the kernel has them\n"
+	"--cgroup and --cgroup-ids need a kernel with cgroup listeners: on any\n"
+	"other taskstat fails rather than hear every exit.\n";
 
 static const char usage_cgroup[] =
 	"usage: taskstat cgroup [--json] [-v] PATH\n"
@@ -170,6 +178,9 @@ static int cmd_get(int argc, char **argv)
 	if (!attr || optind < argc)
 		return usage_error(usage_get);
 	nl_open(&nl);
+	/* JSON carries the task's cgroup where the kernel can say it. */
+	if (opt_json)
+		nl_ask_ids(&nl);
 	err = nl_get(&nl, attr, id, reply_cb, &rep);
 	if (err)
 		return report(CTX_TASK, attr == TASKSTATS_CMD_ATTR_PID ? "GET pid" : "GET tgid",
@@ -198,20 +209,36 @@ struct listen_state {
 	long long ppid;
 	unsigned long long count, seen;
 	bool table;
+	bool show_cg;		/* a CGROUP column: --cgroup or --cgroup-ids */
 	int n;
 	struct record recs[MAX_RECORDS];
 	char label[MAX_RECORDS][40];
 };
 
-static void listen_header(void)
+static void listen_header(const struct listen_state *st)
 {
-	printf("%-4s %7s %7s %-16s %-10s %8s %8s %8s %8s %8s %8s %8s %7s %7s %7s %3s\n",
+	printf("%-4s %7s %7s %-16s %-10s %8s %8s %8s %8s %8s %8s %8s %7s %7s %7s %3s%s\n",
 	       "TYPE", "ID", "PPID", "COMM", "EXIT", "ELAPSED", "UTIME", "STIME",
-	       "CPUDLY", "BLKIO", "SWAPIN", "IRQDLY", "MAXRSS", "READ", "WRITE", "VER");
+	       "CPUDLY", "BLKIO", "SWAPIN", "IRQDLY", "MAXRSS", "READ", "WRITE", "VER",
+	       st->show_cg ? " CGROUP" : "");
+}
+
+/* The CGROUP column: the path, the bare id of a cgroup gone since, or "-". */
+static void print_cgroup_cell(const struct record *r)
+{
+	const char *path = r->has_cgid ? cgroup_path(r->cgid) : NULL;
+
+	if (path)
+		printf(" %s", path);
+	else if (r->has_cgid)
+		printf(" id:%llu", (unsigned long long)r->cgid);
+	else
+		printf(" -");
 }
 
 /* One record as one line; @pid is the PID record of the same message. */
-static void listen_line(const struct record *r, const struct record *pid)
+static void listen_line(const struct listen_state *st, const struct record *r,
+			const struct record *pid)
 {
 	static const struct {
 		size_t off;
@@ -248,7 +275,10 @@ static void listen_line(const struct record *r, const struct record *pid)
 			human(cell, sizeof(cell), v, cols[i].unit);
 		printf(" %*s", cols[i].width, cell);
 	}
-	printf(" %3u\n", r->ts.version);
+	printf(" %3u", r->ts.version);
+	if (st->show_cg)
+		print_cgroup_cell(r);
+	printf("\n");
 }
 
 static int listen_cb(const struct nlmsghdr *h, void *data)
@@ -279,7 +309,7 @@ static int listen_cb(const struct nlmsghdr *h, void *data)
 	}
 	for (int i = 0; i < rep.n; i++) {
 		if (!opt_json) {
-			listen_line(&rep.rec[i], pid);
+			listen_line(st, &rep.rec[i], pid);
 			continue;
 		}
 		snprintf(extra, sizeof(extra), "\"pid\":%u", pid->id);
@@ -288,15 +318,25 @@ static int listen_cb(const struct nlmsghdr *h, void *data)
 	return MNL_CB_OK;
 }
 
-static void possible_cpus(char *cpus, size_t size)
+/*
+ * Asks for cgroup ids where listen needs them: --cgroup and --cgroup-ids
+ * fail without them (a kernel without would ignore the cgroup and send
+ * every exit), --json has them where the kernel does. Returns 0 or the
+ * exit status of the failure.
+ */
+static int listen_ask_ids(struct nl *nl, const char *cgpath, bool show)
 {
-	FILE *f = fopen("/sys/devices/system/cpu/possible", "r");
+	char what[PATH_MAX + 32];
 
-	if (!f || !fgets(cpus, size, f))
-		snprintf(cpus, size, "0");
-	if (f)
-		fclose(f);
-	cpus[strcspn(cpus, "\n")] = '\0';
+	if (!cgpath && !show && !opt_json)
+		return 0;
+	if (nl_ask_ids(nl) || (!cgpath && !show))
+		return 0;
+	if (cgpath)
+		snprintf(what, sizeof(what), "listen --cgroup %s", cgpath);
+	else
+		snprintf(what, sizeof(what), "listen --cgroup-ids");
+	return report_no_cgroup_ids(what, nl_cgroup_ids(nl));
 }
 
 static int cmd_listen(int argc, char **argv)
@@ -306,6 +346,9 @@ static int cmd_listen(int argc, char **argv)
 		{ "ppid", required_argument, NULL, 'P' },
 		{ "count", required_argument, NULL, 'n' },
 		{ "table", no_argument, NULL, 'T' },
+		{ "cgroup", required_argument, NULL, 'C' },
+		{ "subtree", no_argument, NULL, 'S' },
+		{ "cgroup-ids", no_argument, NULL, 'I' },
 		{ "json", no_argument, NULL, 'J' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
@@ -314,9 +357,10 @@ static int cmd_listen(int argc, char **argv)
 	static struct nl nl;
 	static struct listen_state st = { .ppid = -1 };
 	char *labels[MAX_RECORDS];
-	char cpus[1024] = "";
-	int c, err, rcvbuf = 4 << 20;
-	struct nlmsghdr *h;
+	char cpus[1024] = "", what[PATH_MAX + 64];
+	struct listener l = { .cpus = cpus, .cgfd = -1 };
+	const char *cgpath = NULL;
+	int c, err;
 
 	while ((c = getopt_long(argc, argv, "c:n:" COMMON_SHORTOPTS, opts, NULL)) != -1) {
 		switch (c) {
@@ -332,6 +376,16 @@ static int cmd_listen(int argc, char **argv)
 		case 'T':
 			st.table = true;
 			break;
+		case 'C':
+			cgpath = optarg;
+			st.show_cg = true;
+			break;
+		case 'S':
+			l.subtree = true;
+			break;
+		case 'I':
+			st.show_cg = true;
+			break;
 		default:
 			common_opt(c, usage_listen);
 		}
@@ -342,26 +396,41 @@ static int cmd_listen(int argc, char **argv)
 		fprintf(stderr, "taskstat: --table and --json exclude each other\n");
 		return 2;
 	}
+	if (l.subtree && !cgpath) {
+		fprintf(stderr, "taskstat: --subtree needs --cgroup\n");
+		return usage_error(usage_listen);
+	}
 	if (st.table && (!st.count || st.count > MAX_RECORDS))
 		st.count = MAX_RECORDS;
 	if (!cpus[0])
 		possible_cpus(cpus, sizeof(cpus));
+	/*
+	 * Not O_DIRECTORY: whether it is a cgroup's is the kernel's to say.
+	 * O_NONBLOCK: a FIFO named by mistake must not hang the open.
+	 */
+	if (cgpath) {
+		l.cgfd = open(cgpath, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+		if (l.cgfd < 0)
+			return report(CTX_SOCKET, cgpath, errno);
+	}
 	nl_open(&nl);
-	/* A big buffer to ride out bursts of exits; as root, past rmem_max. */
-	if (setsockopt(mnl_socket_get_fd(nl.sock), SOL_SOCKET, SO_RCVBUFFORCE,
-		       &rcvbuf, sizeof(rcvbuf)))
-		setsockopt(mnl_socket_get_fd(nl.sock), SOL_SOCKET, SO_RCVBUF,
-			   &rcvbuf, sizeof(rcvbuf));
-	h = nl_request(&nl, nl.family, TASKSTATS_CMD_GET, NLM_F_ACK);
-	mnl_attr_put_strz(h, TASKSTATS_CMD_ATTR_REGISTER_CPUMASK, cpus);
-	err = nl_talk(&nl, h, NULL, NULL);
+	err = listen_ask_ids(&nl, cgpath, st.show_cg);
 	if (err)
-		return report(CTX_LISTEN, "registering the exit listener", -err);
+		return err;
+	err = -nl_register(&nl, &l);
+	if (err && cgpath) {
+		snprintf(what, sizeof(what), "registering the exit listener for cgroup %s", cgpath);
+		return report_cgroup(CTX_LISTEN, what, cgpath, l.cgfd, err);
+	}
+	if (err)
+		return report(CTX_LISTEN, "registering the exit listener", err);
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (!st.table && !opt_json)
-		listen_header();
+		listen_header(&st);
 	/* Scripts wait for this line: it comes once the listener is in place. */
-	fprintf(stderr, "taskstat: listening on cpus %s\n", cpus);
+	fprintf(stderr, "taskstat: listening on cpus %s%s%s%s\n", cpus,
+		cgpath ? " for cgroup " : "", cgpath ? cgpath : "",
+		l.subtree ? " and its descendants" : "");
 	catch_stop();
 	while (!stop && (!st.count || st.seen < st.count)) {
 		int len = mnl_socket_recvfrom(nl.sock, nl.buf, sizeof(nl.buf));
@@ -379,11 +448,10 @@ static int cmd_listen(int argc, char **argv)
 		/* Exit records are not answers: any sequence, port 0. */
 		mnl_cb_run(nl.buf, len, 0, 0, listen_cb, &st);
 	}
-	/* Deregister before closing; no acknowledgment, records may be queued. */
-	h = nl_request(&nl, nl.family, TASKSTATS_CMD_GET, 0);
-	mnl_attr_put_strz(h, TASKSTATS_CMD_ATTR_DEREGISTER_CPUMASK, cpus);
-	mnl_socket_sendto(nl.sock, h, h->nlmsg_len);
+	nl_deregister(&nl, cpus);
 	nl_close(&nl);
+	if (l.cgfd >= 0)
+		close(l.cgfd);
 	if (st.table) {
 		for (int i = 0; i < st.n; i++)
 			labels[i] = st.label[i];

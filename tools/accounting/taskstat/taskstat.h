@@ -25,6 +25,18 @@
 #ifndef TASKSTATS_CMD_ATTR_DUMP_SUBTREE
 #define TASKSTATS_CMD_ATTR_DUMP_SUBTREE 7
 #endif
+/*
+ * Cgroup ids (issue 48): a flag asking that records carry the task's
+ * cgroup v2 id, a u64 in the AGGR_PID / AGGR_TGID nest after STATS.
+ * DUMP_CGROUP_FD and DUMP_SUBTREE on REGISTER_CPUMASK make a listener
+ * for one cgroup. Kept for builds against older headers.
+ */
+#ifndef TASKSTATS_TYPE_CGROUP_ID
+#define TASKSTATS_TYPE_CGROUP_ID 7
+#endif
+#ifndef TASKSTATS_CMD_ATTR_CGROUP_ID
+#define TASKSTATS_CMD_ATTR_CGROUP_ID 8
+#endif
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -57,6 +69,8 @@ struct record {
 	int aggr;		/* TASKSTATS_TYPE_AGGR_PID or _TGID */
 	unsigned int id;
 	int len;		/* bytes of struct taskstats the kernel sent */
+	bool has_cgid;		/* the record carried TASKSTATS_TYPE_CGROUP_ID */
+	uint64_t cgid;
 	struct taskstats ts;
 };
 
@@ -78,6 +92,7 @@ void format_field(char *buf, size_t size, const struct record *r, const struct f
 void print_table(const struct record *recs, int n, char **labels);
 void json_string(FILE *out, const char *s, size_t max);
 void json_record(FILE *out, const struct record *r, const char *extra);
+void json_cgroup(FILE *out, const struct record *r);
 typedef void (*record_fn)(const struct record *r, void *arg);
 void walk_records(const struct nlmsghdr *h, record_fn fn, void *arg);
 int reply_cb(const struct nlmsghdr *h, void *data);
@@ -100,7 +115,16 @@ struct nl {
 	struct mnl_socket *sock;
 	unsigned int portid, seq;
 	uint16_t family;
+	bool ids;		/* requests ask for cgroup ids: nl_ask_ids() */
+	int cgids;		/* nl_cgroup_ids()'s answer + 2; 0: not asked yet */
 	char buf[1 << 16];
+};
+
+/* What an exit listener registers for. */
+struct listener {
+	const char *cpus;	/* a cpulist */
+	int cgfd;		/* a cgroup v2 directory, or -1: every task */
+	bool subtree;		/* with cgfd: and its descendants */
 };
 
 int report(enum ctx ctx, const char *what, int err);
@@ -109,11 +133,21 @@ void nl_close(struct nl *nl);
 struct nlmsghdr *nl_request(struct nl *nl, uint16_t type, uint8_t cmd, uint16_t flags);
 int nl_talk(struct nl *nl, struct nlmsghdr *h, mnl_cb_t cb, void *data);
 int nl_get(struct nl *nl, int attr, uint32_t id, mnl_cb_t cb, void *data);
+int nl_cgroup_ids(struct nl *nl);
+bool nl_ask_ids(struct nl *nl);
+void nl_put_ids(struct nl *nl, struct nlmsghdr *h);
+int report_no_cgroup_ids(const char *what, int probe);
+void possible_cpus(char *cpus, size_t size);
+int nl_register(struct nl *nl, const struct listener *l);
+void nl_deregister(struct nl *nl, const char *cpus);
 const char *nl_kernel_msg(void);
 int cgroup_version(int fd);
 struct cgroupstats;
 int cgroup_counts(struct nl *nl, int fd, struct cgroupstats *cs);
 int report_cgroup(enum ctx ctx, const char *what, const char *path, int fd, int err);
+
+/* cgpath.c */
+const char *cgroup_path(uint64_t id);
 
 /* top.c */
 int cmd_top(int argc, char **argv);

@@ -7,7 +7,8 @@
  * has one, else from one GET per task found in /proc. With --cgroup, from
  * a dump of that cgroup (TASKSTATS_CMD_ATTR_DUMP_CGROUP_FD), else from one
  * GET per task its directory lists (cgroup.threads, or cgroup.procs with
- * -P; on cgroup v1 tasks and cgroup.procs).
+ * -P; on cgroup v1 tasks and cgroup.procs). A listener for the cgroup
+ * adds what its tasks that exited during the interval consumed.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -50,7 +51,11 @@ static const char usage_top[] =
 	"                          on a kernel without it, one GET per task listed\n"
 	"                          in PATH/cgroup.threads (-P: cgroup.procs)\n"
 	"      --subtree           with --cgroup: and those of its descendants\n"
-	"      --json              one JSON object per task and frame (JSON Lines)\n"
+	"                          With --cgroup, a row \"exited\" adds what the tasks\n"
+	"                          that exited during the interval consumed (needs a\n"
+	"                          kernel with cgroup listeners, and CAP_NET_ADMIN)\n"
+	"      --json              one JSON object per task and frame (JSON Lines),\n"
+	"                          with its cgroup where the kernel has cgroup ids\n"
 	"  -v, --verbose           say how the records were collected\n";
 
 /* The counters top works with, all 64-bit; their changes are the deltas. */
@@ -156,6 +161,7 @@ static int collect_dump(struct nl *nl, struct collect *col)
 
 	if (col->aggr == TASKSTATS_TYPE_AGGR_TGID)
 		mnl_attr_put(h, TASKSTATS_CMD_ATTR_DUMP_TGID, 0, NULL);
+	nl_put_ids(nl, h);
 	if (col->cgfd >= 0) {
 		mnl_attr_put_u32(h, TASKSTATS_CMD_ATTR_DUMP_CGROUP_FD, col->cgfd);
 		if (col->subtree)
@@ -381,19 +387,25 @@ static int cmp_id(const void *a, const void *b)
 	return x->id < y->id ? -1 : x->id > y->id;
 }
 
+/*
+ * Whether @r, of the same id as the earlier @old, is the same task: a
+ * reused id is a new task, which started at another time. The kernel
+ * derives the start second from two clocks, so it may move by one.
+ */
+static bool same_task(const struct record *old, const struct record *r)
+{
+	return old->ts.ac_btime64 + 1 >= r->ts.ac_btime64;
+}
+
 /* The change of every counter since @prev, or its total without one. */
 static void make_row(struct row *row, const struct record *r, const struct snap *prev)
 {
 	const struct record *old = NULL;
 
 	row->r = r;
-	if (prev)
+	if (prev && prev->n)
 		old = bsearch(r, prev->recs, prev->n, sizeof(*r), cmp_id);
-	/*
-	 * A reused id is a new task: it started at another time. The kernel
-	 * derives the start second from two clocks, so it may move by one.
-	 */
-	if (old && old->ts.ac_btime64 + 1 < r->ts.ac_btime64)
+	if (old && !same_task(old, r))
 		old = NULL;
 	for (size_t i = 0; i < NDF; i++) {
 		unsigned long long v, o = 0;
@@ -446,15 +458,186 @@ static void fill_comm(struct record *r)
 	fclose(f);
 }
 
+/*
+ * --cgroup: what the cgroup's tasks that exited during the interval
+ * consumed, so that with the rows a frame accounts for everything the
+ * cgroup spent. A listener for the cgroup, opened before the first
+ * frame, is drained after each snapshot; each exit record counts with
+ * its change since the last snapshot, as its row would have.
+ */
+struct exits {
+	struct nl nl;
+	bool on;		/* else why[] says why not */
+	bool lost;		/* records were lost in this frame */
+	int aggr;		/* the records a row shows: with -P, processes' */
+	char why[128];
+	char cpus[1024];
+	struct snap pending;	/* drained, not yet counted */
+	struct row sum;		/* counted in this frame */
+	size_t n;
+};
+
+/* Zero tasks that exited, with every counter at zero rather than unknown. */
+static void exits_reset(struct exits *ex)
+{
+	memset(&ex->sum, 0, sizeof(ex->sum));
+	for (size_t i = 0; i < NDF; i++)
+		ex->sum.have[i] = true;
+	ex->n = 0;
+	ex->lost = false;
+}
+
+/*
+ * Registers the listener for the cgroup; on a kernel without cgroup
+ * listeners registering would hear every exit, so it is not tried.
+ * Without the listener, top still shows the rows.
+ */
+static void exits_open(struct exits *ex, const struct collect *col)
+{
+	struct listener l = { .cpus = ex->cpus, .cgfd = col->cgfd, .subtree = col->subtree };
+	int err;
+
+	ex->aggr = col->aggr;
+	exits_reset(ex);
+	nl_open(&ex->nl);
+	err = nl_cgroup_ids(&ex->nl);
+	if (err <= 0) {
+		snprintf(ex->why, sizeof(ex->why), "%s",
+			 err ? "the kernel cannot list its TASKSTATS policy" :
+			       "this kernel has no cgroup listeners");
+	} else if (col->cgver != 2) {
+		snprintf(ex->why, sizeof(ex->why), "a listener needs a cgroup v2 directory");
+	} else {
+		possible_cpus(ex->cpus, sizeof(ex->cpus));
+		err = nl_register(&ex->nl, &l);
+		if (err)
+			snprintf(ex->why, sizeof(ex->why), "registering a listener: %s%s",
+				 strerror(-err), err == -EPERM ? ", needs CAP_NET_ADMIN" : "");
+		/* Drained every frame, never waited for. */
+		else if (fcntl(mnl_socket_get_fd(ex->nl.sock), F_SETFL, O_NONBLOCK))
+			snprintf(ex->why, sizeof(ex->why), "%s", strerror(errno));
+		else
+			ex->on = true;
+	}
+	if (!ex->on) {
+		nl_close(&ex->nl);
+		if (opt_json || opt_verbose)
+			fprintf(stderr, "taskstat: tasks that exit are not counted: %s\n", ex->why);
+	} else if (opt_verbose) {
+		fprintf(stderr, "taskstat: counting the exits of cgroup %s with a listener\n",
+			col->cgpath);
+	}
+}
+
+/* Keeps the records that end what a row shows: a task's; with -P, a process's. */
+static void exit_record(const struct record *r, void *data)
+{
+	struct exits *ex = data;
+	bool leader = r->aggr == TASKSTATS_TYPE_AGGR_PID && r->id == r->ts.ac_tgid;
+
+	if (r->len && (r->aggr == ex->aggr || (ex->aggr == TASKSTATS_TYPE_AGGR_TGID && leader)))
+		snap_add(&ex->pending, r);
+}
+
+static int exit_cb(const struct nlmsghdr *h, void *data)
+{
+	walk_records(h, exit_record, data);
+	return MNL_CB_OK;
+}
+
+/* Reads every exit record queued; the socket does not block. */
+static void exits_drain(struct exits *ex)
+{
+	for (;;) {
+		int len = mnl_socket_recvfrom(ex->nl.sock, ex->nl.buf, sizeof(ex->nl.buf));
+
+		if (len > 0)
+			/* Exit records are not answers: any sequence, port 0. */
+			mnl_cb_run(ex->nl.buf, len, 0, 0, exit_cb, ex);
+		else if (len < 0 && errno == ENOBUFS)
+			ex->lost = true;
+		else if (len == 0 || errno != EINTR)
+			return;		/* EAGAIN: none left */
+	}
+}
+
+/*
+ * With -P, a leader's PID record stands for a single-threaded process;
+ * a multi-threaded one ends with its group's TGID record, which counts
+ * instead.
+ */
+static void exits_drop_leaders(struct snap *pending)
+{
+	size_t keep = 0;
+
+	for (size_t i = 0; i < pending->n; i++) {
+		const struct record *e = &pending->recs[i];
+		bool group = false;
+
+		for (size_t j = 0; e->aggr == TASKSTATS_TYPE_AGGR_PID && j < pending->n; j++)
+			group |= pending->recs[j].aggr == TASKSTATS_TYPE_AGGR_TGID &&
+				 pending->recs[j].id == e->id;
+		if (!group)
+			pending->recs[keep++] = *e;
+	}
+	pending->n = keep;
+}
+
+/*
+ * Counts each drained record whose task is gone from the snapshot @cur
+ * (sorted by id): its change since @prev. One still in @cur, a zombie
+ * or with -P a leader whose threads live on, waits: its row counts it
+ * until it is gone.
+ */
+static void exits_settle(struct exits *ex, const struct snap *cur, const struct snap *prev)
+{
+	size_t keep = 0;
+
+	if (ex->aggr == TASKSTATS_TYPE_AGGR_TGID)
+		exits_drop_leaders(&ex->pending);
+	for (size_t i = 0; i < ex->pending.n; i++) {
+		const struct record *e = &ex->pending.recs[i], *live = NULL;
+		struct row row;
+
+		if (cur->n)
+			live = bsearch(e, cur->recs, cur->n, sizeof(*e), cmp_id);
+		if (live && same_task(e, live)) {
+			ex->pending.recs[keep++] = *e;
+			continue;
+		}
+		make_row(&row, e, prev);
+		for (size_t k = 0; k < NDF; k++)
+			ex->sum.d[k] += row.have[k] ? row.d[k] : 0;
+		ex->n++;
+	}
+	ex->pending.n = keep;
+}
+
 struct frame {
 	int no;
 	double interval;	/* 0 in the first frame: totals */
 	bool tgid, batch, dump;
 	size_t limit;
 	const struct collect *col;
+	const struct exits *ex;	/* --cgroup: its tasks that exited */
 	struct cgroupstats cs;	/* --cgroup: its tasks by state */
 	int cs_err;		/* or why the kernel did not count them */
 };
+
+/* A row's counters as JSON members; the object's end. */
+static void json_counters(const struct row *row)
+{
+	for (size_t k = 0; k < NDF; k++)
+		if (row->have[k])
+			printf(",\"%s\":%llu", dfields[k].name, row->d[k]);
+	printf("}\n");
+}
+
+/* Whether the frame shows the exited row: an interval, and a listener. */
+static bool show_exits(const struct frame *fr)
+{
+	return fr->no > 1 && fr->ex->on;
+}
 
 static void print_json(const struct frame *fr, const struct row *rows, size_t n)
 {
@@ -470,11 +653,14 @@ static void print_json(const struct frame *fr, const struct row *rows, size_t n)
 		printf("\"tgid\":%u,\"version\":%u,\"comm\":",
 		       fr->tgid ? r->id : r->ts.ac_tgid, r->ts.version);
 		json_string(stdout, r->ts.ac_comm, sizeof(r->ts.ac_comm));
-		for (size_t k = 0; k < NDF; k++)
-			if (rows[i].have[k])
-				printf(",\"%s\":%llu", dfields[k].name, rows[i].d[k]);
-		printf("}\n");
+		json_cgroup(stdout, r);
+		json_counters(&rows[i]);
 	}
+	if (!show_exits(fr))
+		return;
+	printf("{\"frame\":%d,\"interval\":%.3f,\"type\":\"exited\",\"tasks\":%zu,\"lost\":%s",
+	       fr->no, fr->interval, fr->ex->n, fr->ex->lost ? "true" : "false");
+	json_counters(&fr->ex->sum);
 }
 
 /*
@@ -525,9 +711,38 @@ static void print_psi(const struct collect *col)
 	}
 }
 
+/* The sort key columns of a row. */
+static void print_cells(const struct row *row)
+{
+	char cell[32];
+
+	for (size_t k = 0; k < NKEYS; k++) {
+		unsigned long long v;
+
+		if (key_value(row, k, &v))
+			human(cell, sizeof(cell), v, keys[k].unit);
+		else
+			snprintf(cell, sizeof(cell), "-");
+		printf(" %7s ", cell);
+	}
+	printf("\n");
+}
+
+/* The row of the tasks (with -P, processes) that exited during the interval. */
+static void print_exited(const struct frame *fr)
+{
+	const struct exits *ex = fr->ex;
+	char what[32];
+
+	snprintf(what, sizeof(what), "%zu %s%s", ex->n, fr->tgid ? "process" : "task",
+		 ex->n == 1 ? "" : fr->tgid ? "es" : "s");
+	printf("%7s %-15.15s", "exited", what);
+	print_cells(&ex->sum);
+}
+
 static void print_text(const struct frame *fr, const struct row *rows, size_t n)
 {
-	char now[16], cell[32];
+	char now[16];
 	time_t t = time(NULL);
 	struct tm tm;
 	int da = delayacct_sysctl();
@@ -561,6 +776,11 @@ static void print_text(const struct frame *fr, const struct row *rows, size_t n)
 		       (unsigned long long)fr->cs.nr_uninterruptible,
 		       (unsigned long long)fr->cs.nr_io_wait);
 	}
+	if (col->cgfd >= 0 && !fr->ex->on)
+		printf("tasks that exited: not counted (%s)\n", fr->ex->why);
+	else if (show_exits(fr) && fr->ex->lost)
+		printf("%s\n",
+		       "tasks that exited: some not counted (the listener's socket buffer overflowed)");
 	print_psi(col);
 	if (fr->no == 1)
 		printf("totals since each task started, sorted by %s\n\n", keys[sort_key].name);
@@ -571,20 +791,13 @@ static void print_text(const struct frame *fr, const struct row *rows, size_t n)
 	for (size_t k = 0; k < NKEYS; k++)
 		printf(" %7s%s", keys[k].hdr, (int)k == sort_key ? "*" : " ");
 	printf("\n");
+	if (show_exits(fr))
+		print_exited(fr);
 	if (!limit || limit > n)
 		limit = n;
 	for (size_t i = 0; i < limit; i++) {
 		printf("%7u %-15.15s", rows[i].r->id, rows[i].r->ts.ac_comm);
-		for (size_t k = 0; k < NKEYS; k++) {
-			unsigned long long v;
-
-			if (key_value(&rows[i], k, &v))
-				human(cell, sizeof(cell), v, keys[k].unit);
-			else
-				snprintf(cell, sizeof(cell), "-");
-			printf(" %7s ", cell);
-		}
-		printf("\n");
+		print_cells(&rows[i]);
 	}
 	if (fr->batch)
 		printf("\n");
@@ -657,6 +870,7 @@ int cmd_top(int argc, char **argv)
 		{ 0 }
 	};
 	static struct nl nl;
+	static struct exits ex;
 	struct snap snaps[2] = { 0 };
 	struct frame fr = { 0 };
 	struct collect col = { .cgfd = -1 };
@@ -731,12 +945,19 @@ int cmd_top(int argc, char **argv)
 			col.list = fr.tgid ? "cgroup.procs" : "cgroup.threads";
 	}
 	fr.col = &col;
+	fr.ex = &ex;
 	if (opt_json)
 		fr.batch = true;
-	if (!fr.batch && !limit_set && !ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) && ws.ws_row > 12)
-		fr.limit = ws.ws_row - 11;	/* the header: up to 11 lines */
+	if (!fr.batch && !limit_set && !ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) && ws.ws_row > 13)
+		fr.limit = ws.ws_row - 12;	/* the header: up to 12 lines */
 	col.aggr = fr.tgid ? TASKSTATS_TYPE_AGGR_TGID : TASKSTATS_TYPE_AGGR_PID;
 	nl_open(&nl);
+	/* JSON carries each task's cgroup where the kernel can say it. */
+	if (opt_json)
+		nl_ask_ids(&nl);
+	/* Before the first snapshot: no exit after it may be missed. */
+	if (col.cgfd >= 0)
+		exits_open(&ex, &col);
 	catch_stop();
 	for (fr.no = 1; !stop && (!iters || (unsigned long long)fr.no <= iters); fr.no++) {
 		struct snap *snap = &snaps[cur], *prev = fr.no > 1 ? &snaps[!cur] : NULL;
@@ -759,6 +980,10 @@ int cmd_top(int argc, char **argv)
 		fr.interval = prev ? t - last : 0;
 		last = t;
 		qsort(snap->recs, snap->n, sizeof(*snap->recs), cmp_id);
+		if (ex.on) {
+			exits_drain(&ex);
+			exits_settle(&ex, snap, prev);
+		}
 		rows = realloc(rows, (snap->n ? snap->n : 1) * sizeof(*rows));
 		if (!rows) {
 			perror("taskstat");
@@ -779,12 +1004,17 @@ int cmd_top(int argc, char **argv)
 			print_json(&fr, rows, snap->n);
 		else
 			print_text(&fr, rows, snap->n);
+		exits_reset(&ex);
 		cur = !cur;
 	}
 	free(rows);
 	free(snaps[0].recs);
 	free(snaps[1].recs);
 	nl_close(&nl);
+	if (ex.on)
+		nl_deregister(&ex.nl, ex.cpus);
+	nl_close(&ex.nl);
+	free(ex.pending.recs);
 	if (col.cgfd >= 0)
 		close(col.cgfd);
 	return 0;
