@@ -20,6 +20,19 @@
 #ifndef TASKSTATS_CMD_ATTR_DUMP_CGROUP_FD
 #define TASKSTATS_CMD_ATTR_DUMP_CGROUP_FD	6
 #endif
+/*
+ * A flag asking for the cgroup v2 id of each record; its presence in the
+ * GET op's policy (CTRL_CMD_GETPOLICY) is how a client tells that the
+ * kernel has cgroup listeners (REGISTER_CPUMASK with DUMP_CGROUP_FD).
+ */
+#ifndef TASKSTATS_CMD_ATTR_CGROUP_ID
+#define TASKSTATS_CMD_ATTR_CGROUP_ID	8
+#endif
+
+/* Where the guest mounts the cgroup v2 hierarchy; cgroup and exit -G make directories there. */
+#ifndef CGROUP2_ROOT
+#define CGROUP2_ROOT	"/sys/fs/cgroup"
+#endif
 
 /* The receive buffer of every netlink read, in bytes. */
 #define RXBUF_SIZE	(64 * 1024)
@@ -32,6 +45,7 @@ struct opts {
 	long containers;	/* -c */
 	long reps;		/* -r */
 	long members;		/* -g */
+	int cgroup;		/* -G: exit listeners of another cgroup */
 	const char *file;	/* -f */
 	int quick;		/* -q */
 };
@@ -67,6 +81,8 @@ struct dirent64 {
 };
 
 int c_open(const char *path, int flags);
+int c_openat(int dirfd, const char *path, int flags);
+ssize_t c_read(int fd, void *buf, size_t len);
 int c_close(int fd);
 long c_getdents64(int fd, void *buf, size_t len);
 ssize_t c_sendmsg(int fd, const struct msghdr *msg);
@@ -86,6 +102,17 @@ struct nl {
 
 int nl_send(struct nl *nl, __u16 type, __u16 flags, __u8 cmd, __u16 atype,
 	    const void *data, size_t len);
+
+/* One attribute of nl_send_attrs(): a flag has @data NULL and @len 0. */
+struct nl_attr {
+	__u16 type;
+	const void *data;
+	size_t len;
+};
+
+int nl_send_attrs(struct nl *nl, __u16 type, __u16 flags, __u8 cmd,
+		  const struct nl_attr *attrs, int n);
+int nl_policy_has(struct nl *nl, const char *family, __u8 op, __u16 attr);
 ssize_t nl_recv(struct nl *nl, void *buf, size_t size);
 int count_records(const struct nlmsghdr *h);
 int nl_error(const struct nlmsghdr *h);

@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * exit: what exit listeners (TASKSTATS_CMD_ATTR_REGISTER_CPUMASK) cost
- * fork+exit+wait, with listener threads of this process or registered
- * from inside containers.
+ * fork+exit+wait, with listener threads of this process, registered from
+ * inside containers, or registered for another cgroup than the forking
+ * one's (-G).
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/magic.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -16,6 +18,8 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -35,15 +39,12 @@ struct listener {
 static int listeners_stop;	/* atomic */
 static char cpu_possible[256];
 
-/* Registers @nl for the exit records of every possible CPU: 0 or -errno. */
-static int register_listener(struct nl *nl, char *buf)
+/* Waits for the answer to the last request on @nl: 0 or -errno. */
+static int wait_ack(struct nl *nl, char *buf)
 {
 	struct nlmsghdr *h;
 	ssize_t n;
 
-	if (nl_send(nl, nl->family, NLM_F_ACK, TASKSTATS_CMD_GET,
-		    TASKSTATS_CMD_ATTR_REGISTER_CPUMASK, cpu_possible, strlen(cpu_possible) + 1))
-		return -errno;
 	for (;;) {
 		n = nl_recv(nl, buf, RXBUF_SIZE);
 		if (n < 0)
@@ -53,6 +54,34 @@ static int register_listener(struct nl *nl, char *buf)
 				return nl_error(h);
 		}
 	}
+}
+
+/* Registers @nl for the exit records of every possible CPU: 0 or -errno. */
+static int register_listener(struct nl *nl, char *buf)
+{
+	if (nl_send(nl, nl->family, NLM_F_ACK, TASKSTATS_CMD_GET,
+		    TASKSTATS_CMD_ATTR_REGISTER_CPUMASK, cpu_possible, strlen(cpu_possible) + 1))
+		return -errno;
+	return wait_ack(nl, buf);
+}
+
+/*
+ * Registers @nl for the exits, on every possible CPU, of the tasks of the
+ * cgroup v2 directory @cgfd is open on (TASKSTATS_CMD_ATTR_DUMP_CGROUP_FD
+ * beside REGISTER_CPUMASK): 0 or -errno. Only for a kernel that has
+ * cgroup listeners: another ignores the fd and hears every exit.
+ */
+static int register_cgroup_listener(struct nl *nl, char *buf, int cgfd)
+{
+	__u32 fd = cgfd;
+	struct nl_attr attrs[] = {
+		{ TASKSTATS_CMD_ATTR_REGISTER_CPUMASK, cpu_possible, strlen(cpu_possible) + 1 },
+		{ TASKSTATS_CMD_ATTR_DUMP_CGROUP_FD, &fd, sizeof(fd) },
+	};
+
+	if (nl_send_attrs(nl, nl->family, NLM_F_ACK, TASKSTATS_CMD_GET, attrs, 2))
+		return -errno;
+	return wait_ack(nl, buf);
 }
 
 /* One exit listener: registers, then counts what it hears until told to stop. */
@@ -177,6 +206,238 @@ static int fork_exit_loop(long count, unsigned long long *ns)
 	return 0;
 }
 
+/* Reads the possible CPUs, the cpulist every listener registers: 0, or 1 after a message. */
+static int read_cpu_possible(void)
+{
+	int fd = open("/sys/devices/system/cpu/possible", O_RDONLY | O_CLOEXEC);
+	char *end;
+
+	if (fd < 0 || read(fd, cpu_possible, sizeof(cpu_possible) - 1) <= 0)
+		return fail("/sys/devices/system/cpu/possible");
+	close(fd);
+	end = strchr(cpu_possible, '\n');
+	if (end)
+		*end = '\0';
+	return 0;
+}
+
+/* -------------------------------------------------------- exit -G: cgroups */
+
+/*
+ * The cgroup the forking process and its children run in, and the one
+ * its listeners are registered for: siblings, fresh and empty, removed at
+ * the end.
+ */
+#define EXIT_CGROUP_RUN		CGROUP2_ROOT "/taskstats_bench_exit"
+#define EXIT_CGROUP_OTHER	CGROUP2_ROOT "/taskstats_bench_other"
+
+/* Removes cgroup directory @path once the tasks that left it are gone. */
+static void exit_cgroup_rmdir(const char *path)
+{
+	int i;
+
+	for (i = 0; rmdir(path); i++) {
+		if (errno == ENOENT)
+			return;
+		if (errno != EBUSY || i == 100) {
+			note("exit: could not remove %s: %s", path, strerror(errno));
+			return;
+		}
+		sleep_ms(10);
+	}
+}
+
+/* Moves this (single-threaded) process into the cgroup v2 directory @dir. */
+static int move_self(const char *dir)
+{
+	char path[4200];
+
+	snprintf(path, sizeof(path), "%s/cgroup.procs", dir);
+	if (write_file(path, "0"))
+		return fail(path);
+	return 0;
+}
+
+/* The directory of this process's cgroup v2, from /proc/self/cgroup ("0::/path"). */
+static int own_cgroup(char *dir, size_t size)
+{
+	char line[4000], *nl_pos;
+	FILE *f = fopen("/proc/self/cgroup", "re");
+	int found = 0;
+
+	if (!f)
+		return fail("/proc/self/cgroup");
+	while (!found && fgets(line, sizeof(line), f)) {
+		if (strncmp(line, "0::", 3))
+			continue;
+		nl_pos = strchr(line, '\n');
+		if (nl_pos)
+			*nl_pos = '\0';
+		snprintf(dir, size, "%s%s", CGROUP2_ROOT, strcmp(line + 3, "/") ? line + 3 : "");
+		found = 1;
+	}
+	fclose(f);
+	return found ? 0 : failx("exit: no cgroup v2 line in /proc/self/cgroup");
+}
+
+/*
+ * Whether the kernel has cgroup listeners: the TASKSTATS GET op's policy
+ * lists TASKSTATS_CMD_ATTR_CGROUP_ID (CTRL_CMD_GETPOLICY). 1 yes, 0 no
+ * (after a note), -1 after an error message. A kernel without them (the
+ * reference, Linux 6.12's own taskstats) validates liberally and ignores
+ * DUMP_CGROUP_FD on a registration: its "listener of another cgroup"
+ * would hear every exit, so it is not measured at all.
+ */
+static int have_cgroup_listeners(void)
+{
+	struct nl nl;
+	int r;
+
+	if (nl_open(&nl, 0)) {
+		fail("netlink socket");
+		return -1;
+	}
+	r = nl_policy_has(&nl, TASKSTATS_GENL_NAME, TASKSTATS_CMD_GET,
+			  TASKSTATS_CMD_ATTR_CGROUP_ID);
+	close(nl.fd);
+	if (r == 1)
+		return 1;
+	if (r == 0) {
+		note("exit: the TASKSTATS GET policy has no attribute %d (CGROUP_ID): "
+		     "no cgroup listeners; a registration would ignore DUMP_CGROUP_FD",
+		     TASKSTATS_CMD_ATTR_CGROUP_ID);
+		return 0;
+	}
+	if (r == -ENOENT) {
+		note("exit: no TASKSTATS family (CTRL_CMD_GETPOLICY: %s)", strerror(-r));
+		return 0;
+	}
+	errno = -r;
+	fail("CTRL_CMD_GETPOLICY of TASKSTATS");
+	return -1;
+}
+
+/*
+ * exit -G: fork+exit+wait per second in a fresh cgroup, with @n exit
+ * listeners on every possible CPU registered for another, empty cgroup
+ * (TASKSTATS_CMD_ATTR_DUMP_CGROUP_FD): each exit is in none of their
+ * cgroups, so all they may cost it is the test that says so. @n 0 is the
+ * control, the same cgroups without a listener. The listeners are plain
+ * sockets of this process that nobody reads: they must hear nothing,
+ * which is checked (and noted) after the loop.
+ */
+static int exit_cgroup(long count, long n)
+{
+	struct rlimit nofile = { n + 64, n + 64 };
+	char home[4096], *buf = NULL;
+	struct nl *socks = NULL;
+	long i, opened = 0, heard = 0, msgs = 0, drops = 0;
+	unsigned long long ns = 0;
+	int ret = 0, moved = 0, cgfd = -1, r;
+	struct statfs sfs;
+	struct nlmsghdr *h;
+	ssize_t got;
+
+	if (n) {
+		r = have_cgroup_listeners();
+		if (r <= 0) {
+			if (r == 0)
+				status("unsupported", "exit_cg%ld", n);
+			return r < 0;
+		}
+	}
+	if (statfs(CGROUP2_ROOT, &sfs) || sfs.f_type != CGROUP2_SUPER_MAGIC)
+		return failx("exit: %s is not a cgroup v2 mount", CGROUP2_ROOT);
+	if (own_cgroup(home, sizeof(home)))
+		return 1;
+	/* Left by a killed run: its tasks died with it. */
+	exit_cgroup_rmdir(EXIT_CGROUP_RUN);
+	exit_cgroup_rmdir(EXIT_CGROUP_OTHER);
+	if (mkdir(EXIT_CGROUP_RUN, 0755))
+		return fail("mkdir " EXIT_CGROUP_RUN);
+	if (mkdir(EXIT_CGROUP_OTHER, 0755)) {
+		ret = fail("mkdir " EXIT_CGROUP_OTHER);
+		goto out;
+	}
+	cgfd = open(EXIT_CGROUP_OTHER, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (cgfd < 0) {
+		ret = fail(EXIT_CGROUP_OTHER);
+		goto out;
+	}
+	buf = malloc(RXBUF_SIZE);
+	socks = calloc(n + 1, sizeof(*socks));
+	if (!buf || !socks) {
+		ret = failx("exit: out of memory");
+		goto out;
+	}
+	if (n + 64 > 1024 && setrlimit(RLIMIT_NOFILE, &nofile)) {
+		ret = fail("RLIMIT_NOFILE");
+		goto out;
+	}
+	for (i = 0; i < n; i++) {
+		if (nl_taskstats(&socks[i], 0)) {
+			ret = 1;
+			goto out;
+		}
+		opened++;
+		r = register_cgroup_listener(&socks[i], buf, cgfd);
+		if (r) {
+			errno = -r;
+			ret = fail("registering an exit listener for " EXIT_CGROUP_OTHER);
+			goto out;
+		}
+	}
+	ret = move_self(EXIT_CGROUP_RUN);
+	if (ret)
+		goto out;
+	moved = 1;
+	/* As exit -l: parent and children on CPU 0. */
+	if (pin_cpu(0)) {
+		ret = fail("pinning to CPU 0");
+		goto out;
+	}
+	ret = fork_exit_loop(count, &ns);
+	/* What the listeners heard: nothing, if the kernel filters by cgroup. */
+	for (i = 0; i < opened; i++) {
+		for (;;) {
+			got = recv(socks[i].fd, buf, RXBUF_SIZE, MSG_DONTWAIT);
+			if (got < 0 && errno == ENOBUFS) {
+				drops++;
+				continue;
+			}
+			if (got <= 0)
+				break;
+			for (h = (struct nlmsghdr *)buf; NLMSG_OK(h, got); h = NLMSG_NEXT(h, got)) {
+				if (h->nlmsg_type != socks[i].family)
+					continue;
+				msgs++;
+				heard += count_records(h);
+			}
+		}
+	}
+	if (opened)
+		note("exit: %ld listeners of %s (cpus %s) heard %ld records in %ld messages, "
+		     "%ld ENOBUFS%s", opened, EXIT_CGROUP_OTHER, cpu_possible, heard, msgs, drops,
+		     heard || drops ? ": exits of another cgroup reached them" : "");
+out:
+	if (moved && move_self(home))
+		ret = 1;
+	for (i = 0; i < opened; i++)
+		close(socks[i].fd);
+	if (cgfd >= 0)
+		close(cgfd);
+	free(socks);
+	free(buf);
+	exit_cgroup_rmdir(EXIT_CGROUP_RUN);
+	exit_cgroup_rmdir(EXIT_CGROUP_OTHER);
+	if (ret)
+		return ret;
+	note("exit: %ld fork+exit+wait in %s with %ld listeners for %s in %.3f s", count,
+	     EXIT_CGROUP_RUN, n, EXIT_CGROUP_OTHER, ns / 1e9);
+	resultf(count / (ns / 1e9), "forks/s", "exit_cg%ld", n);
+	return 0;
+}
+
 /* exit: fork+exit+wait per second with LISTENERS exit listeners (-c: in containers). */
 int cmd_exit(const struct opts *o)
 {
@@ -187,19 +448,15 @@ int cmd_exit(const struct opts *o)
 	struct listener *ls;
 	unsigned long long ns = 0;
 	__u16 family = 0;
-	char *nl_pos;
-	int fd, ret = 0, r;
+	int ret = 0, r;
 	struct nl nl;
 
 	if (n < 0)
 		n = 0;
-	fd = open("/sys/devices/system/cpu/possible", O_RDONLY | O_CLOEXEC);
-	if (fd < 0 || read(fd, cpu_possible, sizeof(cpu_possible) - 1) <= 0)
-		return fail("/sys/devices/system/cpu/possible");
-	close(fd);
-	nl_pos = strchr(cpu_possible, '\n');
-	if (nl_pos)
-		*nl_pos = '\0';
+	if (read_cpu_possible())
+		return 1;
+	if (o->cgroup)
+		return exit_cgroup(count, n);
 	ls = calloc(n + 1, sizeof(*ls));
 	if (!ls)
 		return failx("exit: out of memory");

@@ -151,6 +151,20 @@ int c_open(const char *path, int flags)
 	return open(path, flags);
 }
 
+/* openat(2), counted. */
+int c_openat(int dirfd, const char *path, int flags)
+{
+	nr_syscalls++;
+	return openat(dirfd, path, flags);
+}
+
+/* read(2), counted. */
+ssize_t c_read(int fd, void *buf, size_t len)
+{
+	nr_syscalls++;
+	return read(fd, buf, len);
+}
+
 /* close(2), counted. */
 int c_close(int fd)
 {

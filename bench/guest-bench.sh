@@ -64,7 +64,7 @@ log "$(grep MemTotal /proc/meminfo)"
 if [[ ! -x $bench ]]; then
 	log "no benchmark binary at $bench"
 	for name in pingpong directio get_pid get_tgid_64 collect collect_cgroup exit_l0 exit_l1 \
-		exit_l4 exit_ns0 exit_ns1000; do
+		exit_l4 exit_ns0 exit_ns1000 exit_cg0 exit_cg1 exit_cg100; do
 		echo "RESULT $name error -" >>"$out"
 	done
 	exit 1
@@ -119,7 +119,9 @@ block_gets() {
 	fi
 }
 
-# Collecting every task: GET per /proc entry against the dump. Then one
+# Collecting every task: GET per /proc entry against the dump, and the
+# /proc walk of top, htop and atop (stat, io and schedstat of every
+# thread) against both. Then one
 # cgroup's tasks among many: the dump of a fresh cgroup v2 directory under
 # /sys/fs/cgroup holding some of them against the whole-system dump.
 block_collect() {
@@ -138,7 +140,12 @@ block_collect() {
 # exits, and must cost them nothing. Its control is the same 4 containers
 # without a listener (exit_ns0): creating them (user, pid and network
 # namespaces) costs the host's exits something of its own, which is not
-# the listeners'.
+# the listeners'. Last, fork+exit+wait in a fresh cgroup with 0, 1 and 100
+# listeners registered for another cgroup (DUMP_CGROUP_FD beside
+# REGISTER_CPUMASK): each exit costs them a test that it is not theirs.
+# Their control is the same cgroups without a listener (exit_cg0). A kernel
+# without cgroup listeners (the GET policy has no CGROUP_ID, attribute 8)
+# would take them for listeners of every exit: "unsupported" there.
 block_exits() {
 	local l
 	for l in 0 1 4; do
@@ -146,6 +153,9 @@ block_exits() {
 	done
 	step exit_ns0 "$bench" "${q[@]}" exit -l 0 -c 4
 	step exit_ns1000 "$bench" "${q[@]}" exit -l 1000 -c 4
+	for l in 0 1 100; do
+		step "exit_cg$l" "$bench" "${q[@]}" exit -G -l "$l"
+	done
 }
 
 blocks=(delays gets collect exits)

@@ -45,8 +45,9 @@ Output:
                spread ((max - min) / median of each kernel) and a verdict
                that only calls a difference with at least 3 boots of each
                kernel whose min..max ranges do not overlap. Then the dump
-               against per-task GETs, within each kernel that has the dump
-               (and one cgroup's dump against the whole-system dump);
+               against per-task GETs and against the /proc walk of top,
+               htop and atop, within each kernel that has the dump (and
+               one cgroup's dump against the whole-system dump);
                the memory table (RUN_DIR/memory.txt, from `make memory`);
                and --notes (default bench/analysis.md) when it exists.
                The QEMU command lines come from RUN_DIR/<kernel>-<clock>.qemu
@@ -101,15 +102,19 @@ def workload_key(name):
     order = ("pingpong", "directio", "get_pid", "get_tgid", "collect", "exit")
     rank = next((i for i, p in enumerate(order) if name.startswith(p)), len(order))
     whats = (None, "time", "syscalls", "records")
+    methods = (None, "pid", "dump", "tgid", "dumptgid", "proc")
     m = re.match(r"collect_cgroup_(\d+)_of_(\d+)(_whole)?(?:_(time|syscalls|records))?$", name)
     if m:
-        return (rank, [int(m.group(2)), 5, int(m.group(1)), 1 if m.group(3) else 0,
+        return (rank, [int(m.group(2)), len(methods), int(m.group(1)), 1 if m.group(3) else 0,
                        whats.index(m.group(4))])
-    m = re.match(r"collect_(?:(pid|dump|tgid|dumptgid)_)?(\d+)(?:_(time|syscalls|records))?$",
-                 name)
+    m = re.match(r"collect_(?:(pid|dump|tgid|dumptgid|proc)_)?(\d+)"
+                 r"(?:_(time|syscalls|records))?$", name)
     if m:
-        methods = (None, "pid", "dump", "tgid", "dumptgid")
         return (rank, [int(m.group(2)), methods.index(m.group(1)), whats.index(m.group(3))])
+    # exits: own listeners, then containers', then another cgroup's
+    m = re.match(r"exit_(l|ns|cg)(\d+)$", name)
+    if m:
+        return (rank, [("l", "ns", "cg").index(m.group(1)), int(m.group(2))])
     parts = re.split(r"(\d+)", name)
     return (rank, [int(p) if p.isdigit() else p for p in parts])
 
@@ -274,6 +279,14 @@ def goals(data, clocks=CLOCKS):
             rows.append(["collecting 10 000 tasks: dump ≥ 5× faster than one GET per pid "
                          "(series)", clock, f"{r:.1f}× faster",
                          "met" if r >= 5 else "**not met**"])
+        # the dump >= 20x faster than the /proc walk of top, htop and atop
+        # (stat, io and schedstat of every thread) at N = 10000
+        dump, proc = (cell(f"collect_{m}_10000_time", clock, "series") for m in ("dump", "proc"))
+        r = ratio(proc, dump)
+        if r is not None:
+            rows.append(["collecting 10 000 tasks: dump ≥ 20× faster than the /proc walk of "
+                         "top/htop/atop (stat, io, schedstat of every thread) (series)", clock,
+                         f"{r:.1f}× faster", "met" if r >= 20 else "**not met**"])
         # one cgroup's dump costs <= 1/20 of the whole-system dump, in the series
         cg, whole = (cell(f"collect_cgroup_100_of_10000{w}_time", clock, "series")
                      for w in ("", "_whole"))
@@ -298,6 +311,18 @@ def goals(data, clocks=CLOCKS):
         if r is not None:
             rows.append(["(for comparison) the same against no container and no listener",
                          clock, f"ns1000/l0 {r:.3f} (cost {(1 - r) * 100:+.1f} %)", "–"])
+        # listeners registered for another cgroup cost fork+exit+wait
+        # <= 1 %, in the series: against the same two cgroups without a
+        # listener (exit_cg0), so that the cgroups themselves are not counted
+        cg0 = cell("exit_cg0", clock, "series")
+        for n, what in ((1, "1 listener"), (100, "100 listeners")):
+            cg = cell(f"exit_cg{n}", clock, "series")
+            r = ratio(cg, cg0)
+            if r is not None:
+                rows.append([f"fork+exit+wait with {what} registered for another cgroup: "
+                             "within 1 % of no listener (series)", clock,
+                             f"cg{n}/cg0 {r:.3f} (cost {(1 - r) * 100:+.1f} %)",
+                             goal_status(r >= 0.99, cg, cg0, "forks/s")])
         # no-listener exit cost <= 1 % against TASKSTATS=n
         ser, nos = cell("exit_l0", clock, "series"), cell("exit_l0", clock, "nostats")
         r = ratio(ser, nos)
@@ -458,25 +483,31 @@ def dump_rows(data):
         m = re.match(r"collect_(dump|dumptgid)_(\d+)_time$", name)
         if not m:
             continue
-        base = "pid" if m.group(1) == "dump" else "tgid"
         n = m.group(2)
-        for clock in CLOCKS:
-            for k in KERNELS:
-                cells = {}
-                for what in ("time", "syscalls", "records"):
-                    for meth in (m.group(1), base):
-                        c = data.get((f"collect_{meth}_{n}_{what}", clock), {}).get(k)
-                        cells[(meth, what)] = c
-                t = ratio(cells[(m.group(1), "time")], cells[(base, "time")])
-                if t is None:
-                    continue
-                sc = ratio(cells[(m.group(1), "syscalls")], cells[(base, "syscalls")])
-                rec_d = summary(cells[(m.group(1), "records")])
-                rec_g = summary(cells[(base, "records")])
-                rows.append([f"{m.group(1)} vs GET {base}, N={n}", clock, k,
-                             f"{t:.3f}", "–" if sc is None else f"{sc:.4f}",
-                             f"{fmt_num(rec_d and rec_d['median'])} / "
-                             f"{fmt_num(rec_g and rec_g['median'])}"])
+        # the dump against the GETs; the per-task dump also against the
+        # /proc walk of top, htop and atop
+        bases = [("pid", "GET pid") if m.group(1) == "dump" else ("tgid", "GET tgid")]
+        if m.group(1) == "dump":
+            bases.append(("proc", "/proc walk (stat, io, schedstat)"))
+        for base, label in bases:
+            for clock in CLOCKS:
+                for k in KERNELS:
+                    cells = {}
+                    for what in ("time", "syscalls", "records"):
+                        for meth in (m.group(1), base):
+                            c = data.get((f"collect_{meth}_{n}_{what}", clock), {}).get(k)
+                            cells[(meth, what)] = c
+                    t = ratio(cells[(m.group(1), "time")], cells[(base, "time")])
+                    if t is None:
+                        continue
+                    sc = ratio(cells[(m.group(1), "syscalls")], cells[(base, "syscalls")])
+                    rec_d = summary(cells[(m.group(1), "records")])
+                    rec_g = summary(cells[(base, "records")])
+                    rows.append([f"{m.group(1)} vs {label}, N={n}", clock, k,
+                                 f"{t:.3f} (1/{1 / t:.1f})" if t > 0 else f"{t:.3f}",
+                                 "–" if sc is None else f"{sc:.4f}",
+                                 f"{fmt_num(rec_d and rec_d['median'])} / "
+                                 f"{fmt_num(rec_g and rec_g['median'])}"])
     return rows
 
 
@@ -578,13 +609,16 @@ def build(data, meta, run_dir, files, notes=None):
         cgroup = any(r[0].startswith("cgroup of") for r in drows)
         lines += ["", "## Dump against one GET per /proc entry", "",
                   "Within one kernel: time and syscalls of the dump divided by those of "
-                  "the per-pid (or per-tgid) GETs over /proc; records are what each "
-                  "method collected (the dump sees every task, the GETs every process)." +
+                  "the per-pid (or per-tgid) GETs over /proc, and of the per-task dump "
+                  "by those of the /proc walk of top, htop and atop (stat, io and "
+                  "schedstat of every thread; (1/N): the dump is N× faster); records are "
+                  "what each method collected (the dump and the walk see every task, the "
+                  "GETs every process)." +
                   (" The cgroup rows divide the dump of one cgroup by the whole-system "
                    "dump taken alternately with it, with the same tasks running."
                    if cgroup else ""), ""]
         lines += md_table(["comparison", "clock", "kernel", "time ratio", "syscall ratio",
-                           "records dump / GET" + (" (cgroup / whole)" if cgroup else "")],
+                           "records dump / GET or walk" + (" (cgroup / whole)" if cgroup else "")],
                           drows)
     lines += memory_text(run_dir)
     if notes:

@@ -29,11 +29,16 @@
  *                                  fresh cgroup v2 directory: the dump of
  *                                  that cgroup against the whole-system
  *                                  dump, taken alternately
- *   exit [-l LISTENERS] [-c CONTAINERS] [-n COUNT]
+ *   exit [-l LISTENERS] [-c CONTAINERS | -G] [-n COUNT]
  *                                  fork+exit+wait per second with that many
  *                                  exit listeners on all possible CPUs; with
  *                                  -c, registered from that many containers
- *                                  (user, pid and net namespaces) instead
+ *                                  (user, pid and net namespaces) instead;
+ *                                  with -G, forking in a fresh cgroup v2
+ *                                  with listeners registered for another
+ *                                  (DUMP_CGROUP_FD; a kernel without cgroup
+ *                                  listeners, by CTRL_CMD_GETPOLICY: the
+ *                                  result is "unsupported")
  *   delayacct on|off               set kernel.task_delayacct
  *
  * Common options: -q/--quick (a CI smoke: every subcommand in about a
@@ -88,7 +93,7 @@ static void print_usage(void)
 		"  siglock [-t THREADS] [-n COUNT]\n"
 		"  collect -N TASKS [-r REPS]\n"
 		"  cgroup -N TASKS [-g MEMBERS] [-r REPS]\n"
-		"  exit [-l LISTENERS] [-c CONTAINERS] [-n COUNT]\n"
+		"  exit [-l LISTENERS] [-c CONTAINERS | -G] [-n COUNT]\n"
 		"  delayacct [on|off]\n");
 	exit(2);
 }
@@ -121,7 +126,7 @@ int main(int argc, char **argv)
 	o.listeners = -1;
 	/* Options may come before or after the subcommand. */
 	while (optind < argc) {
-		c = getopt_long(argc, argv, "+qT:n:N:t:l:c:r:f:g:", longopts, NULL);
+		c = getopt_long(argc, argv, "+qT:n:N:t:l:c:r:f:g:G", longopts, NULL);
 		if (c == -1) {
 			if (cmd)
 				break;
@@ -158,6 +163,9 @@ int main(int argc, char **argv)
 			break;
 		case 'g':
 			o.members = parse_count(optarg);
+			break;
+		case 'G':
+			o.cgroup = 1;
 			break;
 		default:
 			print_usage();
