@@ -147,12 +147,20 @@ cmd_userspace() {
 		die "building the taskstats selftests failed"
 	}
 	grep -E '(warning|error):' "$obj/selftests.log" >&2 || true
-	# Existing clients from the base tree, against the series' header.
-	mkdir -p "$obj/accounting"
+	# Existing clients from the base tree, against the series' header,
+	# and against 6.12's own (taken from the base tree, in a directory
+	# searched first): a client built before the series.
+	mkdir -p "$obj/accounting" "$obj/accounting-612/include/linux"
+	git_base show base:include/uapi/linux/taskstats.h \
+		>"$obj/accounting-612/include/linux/taskstats.h"
 	for f in getdelays procacct; do
 		gcc -O2 -isystem "$obj/usr/include" -o "$obj/accounting/$f" \
 			"$src/tools/accounting/$f.c" 2>"$obj/accounting/$f.log" ||
 			die "building tools/accounting/$f.c failed: $obj/accounting/$f.log"
+		gcc -O2 -isystem "$obj/accounting-612/include" -isystem "$obj/usr/include" \
+			-o "$obj/accounting-612/$f" "$src/tools/accounting/$f.c" \
+			2>"$obj/accounting-612/$f.log" ||
+			die "building tools/accounting/$f.c with 6.12's header failed: $obj/accounting-612/$f.log"
 	done
 	# The benchmark program, for the guest's bench smoke and make bench.
 	mkdir -p "$obj/bench"
