@@ -317,26 +317,107 @@ static int have_cgroup_listeners(void)
 	return -1;
 }
 
+/* What exit -G's holder of listeners says: first the registrations', then what they heard. */
+struct holder_report {
+	int err;		/* 0, an errno, or -1: reported already */
+	long heard, msgs, drops;
+};
+
+/* Counts what @n listeners heard into @rep, without waiting. */
+static void holder_drain(struct nl *socks, long n, char *buf, struct holder_report *rep)
+{
+	struct nlmsghdr *h;
+	ssize_t got;
+	long i;
+
+	for (i = 0; i < n; i++) {
+		while ((got = recv(socks[i].fd, buf, RXBUF_SIZE, MSG_DONTWAIT)) != 0) {
+			if (got < 0 && errno == ENOBUFS) {
+				rep->drops++;
+				continue;
+			}
+			if (got < 0)
+				break;
+			for (h = (struct nlmsghdr *)buf; NLMSG_OK(h, got); h = NLMSG_NEXT(h, got)) {
+				if (h->nlmsg_type != socks[i].family)
+					continue;
+				rep->msgs++;
+				rep->heard += count_records(h);
+			}
+		}
+	}
+}
+
+/*
+ * The holder of exit -G's listeners, a child forked before the loop: it
+ * registers @n listeners for the cgroup @cgfd is open on, says how that
+ * went on @ready, waits until @stop is closed, then reports on @ready
+ * what they heard. The forking process holds none of their sockets: the
+ * children it forks would inherit them, and copy and close @n more files
+ * at each fork and exit, a cost of the fd table and not of the listeners.
+ */
+static void __attribute__((noreturn)) holder(long n, int cgfd, int ready, int stop)
+{
+	struct rlimit nofile = { n + 64, n + 64 };
+	struct nl *socks = calloc(n + 1, sizeof(*socks));
+	struct holder_report rep = { 0 };
+	char *buf = malloc(RXBUF_SIZE);
+	long i, opened = 0;
+	char c;
+	int r;
+
+	if (!socks || !buf)
+		rep.err = ENOMEM;
+	else if (n + 64 > 1024 && setrlimit(RLIMIT_NOFILE, &nofile))
+		rep.err = errno;
+	for (i = 0; !rep.err && i < n; i++) {
+		if (nl_taskstats(&socks[i], 0)) {
+			rep.err = -1;
+			break;
+		}
+		opened++;
+		r = register_cgroup_listener(&socks[i], buf, cgfd);
+		if (r)
+			rep.err = -r;
+	}
+	if (write(ready, &rep, sizeof(rep)) != sizeof(rep) || rep.err)
+		_exit(1);
+	while (read(stop, &c, 1) > 0)
+		;
+	holder_drain(socks, opened, buf, &rep);
+	_exit(write(ready, &rep, sizeof(rep)) != sizeof(rep));
+}
+
+/* Reads a holder's report from @fd: 0, or 1 after a message. */
+static int holder_read(int fd, struct holder_report *rep)
+{
+	if (read(fd, rep, sizeof(*rep)) != sizeof(*rep))
+		return failx("exit: the holder of the listeners died");
+	if (rep->err > 0) {
+		errno = rep->err;
+		return fail("registering an exit listener for " EXIT_CGROUP_OTHER);
+	}
+	return rep->err < 0;
+}
+
 /*
  * exit -G: fork+exit+wait per second in a fresh cgroup, with @n exit
  * listeners on every possible CPU registered for another, empty cgroup
  * (TASKSTATS_CMD_ATTR_DUMP_CGROUP_FD): each exit is in none of their
  * cgroups, so all they may cost it is the test that says so. @n 0 is the
- * control, the same cgroups without a listener. The listeners are plain
- * sockets of this process that nobody reads: they must hear nothing,
- * which is checked (and noted) after the loop.
+ * control: the same cgroups and holder, without a listener. The
+ * listeners are sockets of the holder that nobody reads: they must hear
+ * nothing, which is checked (and noted) after the loop.
  */
 static int exit_cgroup(long count, long n)
 {
-	struct rlimit nofile = { n + 64, n + 64 };
-	char home[4096], *buf = NULL;
-	struct nl *socks = NULL;
-	long i, opened = 0, heard = 0, msgs = 0, drops = 0;
+	int ready[2] = { -1, -1 }, stop[2] = { -1, -1 };
+	struct holder_report rep = { 0 };
 	unsigned long long ns = 0;
 	int ret = 0, moved = 0, cgfd = -1, r;
+	pid_t pid = -1;
 	struct statfs sfs;
-	struct nlmsghdr *h;
-	ssize_t got;
+	char home[4096];
 
 	if (n) {
 		r = have_cgroup_listeners();
@@ -360,33 +441,27 @@ static int exit_cgroup(long count, long n)
 		goto out;
 	}
 	cgfd = open(EXIT_CGROUP_OTHER, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (cgfd < 0) {
-		ret = fail(EXIT_CGROUP_OTHER);
+	if (cgfd < 0 || pipe2(ready, O_CLOEXEC) || pipe2(stop, O_CLOEXEC)) {
+		ret = fail(cgfd < 0 ? EXIT_CGROUP_OTHER : "pipe");
 		goto out;
 	}
-	buf = malloc(RXBUF_SIZE);
-	socks = calloc(n + 1, sizeof(*socks));
-	if (!buf || !socks) {
-		ret = failx("exit: out of memory");
+	pid = fork();
+	if (pid < 0) {
+		ret = fail("fork");
 		goto out;
 	}
-	if (n + 64 > 1024 && setrlimit(RLIMIT_NOFILE, &nofile)) {
-		ret = fail("RLIMIT_NOFILE");
+	if (!pid) {
+		close(ready[0]);
+		close(stop[1]);
+		holder(n, cgfd, ready[1], stop[0]);
+	}
+	close(ready[1]);
+	close(stop[0]);
+	close(cgfd);
+	ready[1] = stop[0] = cgfd = -1;
+	ret = holder_read(ready[0], &rep);
+	if (ret)
 		goto out;
-	}
-	for (i = 0; i < n; i++) {
-		if (nl_taskstats(&socks[i], 0)) {
-			ret = 1;
-			goto out;
-		}
-		opened++;
-		r = register_cgroup_listener(&socks[i], buf, cgfd);
-		if (r) {
-			errno = -r;
-			ret = fail("registering an exit listener for " EXIT_CGROUP_OTHER);
-			goto out;
-		}
-	}
 	ret = move_self(EXIT_CGROUP_RUN);
 	if (ret)
 		goto out;
@@ -398,36 +473,27 @@ static int exit_cgroup(long count, long n)
 	}
 	ret = fork_exit_loop(count, &ns);
 	/* What the listeners heard: nothing, if the kernel filters by cgroup. */
-	for (i = 0; i < opened; i++) {
-		for (;;) {
-			got = recv(socks[i].fd, buf, RXBUF_SIZE, MSG_DONTWAIT);
-			if (got < 0 && errno == ENOBUFS) {
-				drops++;
-				continue;
-			}
-			if (got <= 0)
-				break;
-			for (h = (struct nlmsghdr *)buf; NLMSG_OK(h, got); h = NLMSG_NEXT(h, got)) {
-				if (h->nlmsg_type != socks[i].family)
-					continue;
-				msgs++;
-				heard += count_records(h);
-			}
-		}
-	}
-	if (opened)
+	close(stop[1]);
+	stop[1] = -1;
+	if (!ret)
+		ret = holder_read(ready[0], &rep);
+	if (!ret && n)
 		note("exit: %ld listeners of %s (cpus %s) heard %ld records in %ld messages, "
-		     "%ld ENOBUFS%s", opened, EXIT_CGROUP_OTHER, cpu_possible, heard, msgs, drops,
-		     heard || drops ? ": exits of another cgroup reached them" : "");
+		     "%ld ENOBUFS%s", n, EXIT_CGROUP_OTHER, cpu_possible, rep.heard, rep.msgs,
+		     rep.drops, rep.heard || rep.drops ? ": exits of another cgroup reached them" : "");
 out:
 	if (moved && move_self(home))
 		ret = 1;
-	for (i = 0; i < opened; i++)
-		close(socks[i].fd);
+	for (r = 0; r < 2; r++) {
+		if (ready[r] >= 0)
+			close(ready[r]);
+		if (stop[r] >= 0)
+			close(stop[r]);
+	}
 	if (cgfd >= 0)
 		close(cgfd);
-	free(socks);
-	free(buf);
+	if (pid > 0)
+		waitpid(pid, NULL, 0);
 	exit_cgroup_rmdir(EXIT_CGROUP_RUN);
 	exit_cgroup_rmdir(EXIT_CGROUP_OTHER);
 	if (ret)
