@@ -163,9 +163,9 @@ fail:
  * hears of every task, any other listener of the tasks it could read, and
  * of the group's record (@group, when @tsk is the last of a
  * multi-threaded group) only if it could read the leader, as a TGID GET
- * judges it. Listeners sharing
- * namespaces, that verdict, the I/O counters' precision and the cgroup
- * ids (usually all of them) share one message, cloned.
+ * judges it. Listeners sharing namespaces, that verdict, the I/O
+ * counters' precision and the cgroup ids (usually all of them) share one
+ * message, cloned.
  *
  * Each CPU of each namespace numbers the exits its listeners hear
  * (nlmsg_seq), with a number of the namespace's own, so that a gap never

@@ -287,10 +287,10 @@ out:
  * A record goes on the wire as AGGR_{PID,TGID}{ {PID,TGID}, [NULL,]
  * STATS }, the empty NULL attribute only where STATS would otherwise not
  * start 8-byte aligned on an architecture that cares; one asked for with
- * its cgroup id ends with [NULL,] CGROUP_ID (ts_record_put_cgroup_id()). The collectors
- * write straight into the STATS attribute reserved for them: collecting
- * into a buffer and copying it in would add a slab round trip and a
- * 688-byte copy to every GET, dump record and exit event.
+ * its cgroup id ends with [NULL,] CGROUP_ID (ts_record_put_cgroup_id()).
+ * The collectors write straight into the STATS attribute reserved for
+ * them: collecting into a buffer and copying it in would add a slab round
+ * trip and a 688-byte copy to every GET, dump record and exit event.
  *
  * That layout is fixed, so a record, and the headers of its message, are
  * laid out with one room check and one __skb_put(), headers written in
@@ -408,7 +408,8 @@ struct taskstats *ts_msg_open(struct sk_buff *skb, u32 portid, u32 seq,
  * counts it in the nest's and the message's lengths (a NULL pad before
  * it where a u64 must be aligned). Only a requester that asked for it
  * gets it: every other record keeps the fixed layout existing clients
- * know, and pays nothing for it.
+ * know, and pays only the caller's test of the flag and the nest pointer
+ * ts_msg_open() and ts_record_open() keep for it.
  *
  * Return: 0, or -EMSGSIZE (leaving @skb and @msg as they were) if it
  * does not fit.
