@@ -13,60 +13,23 @@
 
 #include "taskstat.h"
 
-/* @w is the field's width in bytes: a fact of the ABI, as is its name. */
-#define F(m, w, u) { #m, offsetof(struct taskstats, m), w, u }
-#define F64(m, u) F(m, 8, u)
-
-/* Printed in this order: who, times, memory, I/O, then delays by class. */
-const struct field fields[] = {
-	F(version, 2, U_COUNT),
-	F(ac_pid, 4, U_ID), F(ac_ppid, 4, U_ID), F(ac_tgid, 4, U_ID),
-	F(ac_uid, 4, U_ID), F(ac_gid, 4, U_ID),
-	F(ac_comm, TS_COMM_LEN, U_STR), F(ac_exitcode, 4, U_WAIT),
-	F(ac_flag, 1, U_HEX), F(ac_nice, 1, U_COUNT), F(ac_sched, 1, U_COUNT),
-	F(ac_btime, 4, U_SEC), F64(ac_btime64, U_SEC),
-	F64(ac_etime, U_US), F64(ac_tgetime, U_US),
-	F64(ac_utime, U_US), F64(ac_stime, U_US),
-	F64(ac_utimescaled, U_US), F64(ac_stimescaled, U_US),
-	F64(nvcsw, U_COUNT), F64(nivcsw, U_COUNT),
-	F64(ac_minflt, U_COUNT), F64(ac_majflt, U_COUNT),
-	F64(coremem, U_MBUS), F64(virtmem, U_MBUS),
-	F64(hiwater_rss, U_KB), F64(hiwater_vm, U_KB),
-	F64(read_char, U_BYTES), F64(write_char, U_BYTES),
-	F64(read_syscalls, U_COUNT), F64(write_syscalls, U_COUNT),
-	F64(read_bytes, U_BYTES), F64(write_bytes, U_BYTES),
-	F64(cancelled_write_bytes, U_BYTES),
-	F64(cpu_run_real_total, U_NS), F64(cpu_run_virtual_total, U_NS),
-	F64(cpu_scaled_run_real_total, U_NS),
-	F64(cpu_count, U_COUNT), F64(cpu_delay_total, U_NS),
-	F64(blkio_count, U_COUNT), F64(blkio_delay_total, U_NS),
-	F64(swapin_count, U_COUNT), F64(swapin_delay_total, U_NS),
-	F64(freepages_count, U_COUNT), F64(freepages_delay_total, U_NS),
-	F64(thrashing_count, U_COUNT), F64(thrashing_delay_total, U_NS),
-	F64(compact_count, U_COUNT), F64(compact_delay_total, U_NS),
-	F64(wpcopy_count, U_COUNT), F64(wpcopy_delay_total, U_NS),
-	F64(irq_count, U_COUNT), F64(irq_delay_total, U_NS),
-	F64(ac_exe_dev, U_HEX), F64(ac_exe_inode, U_COUNT),
-	/* version 16: extremes of each delay class; 17: when the max was */
-	F64(cpu_delay_max, U_NS), F64(cpu_delay_min, U_NS),
-	F(cpu_delay_max_ts, 16, U_TS),
-	F64(blkio_delay_max, U_NS), F64(blkio_delay_min, U_NS),
-	F(blkio_delay_max_ts, 16, U_TS),
-	F64(swapin_delay_max, U_NS), F64(swapin_delay_min, U_NS),
-	F(swapin_delay_max_ts, 16, U_TS),
-	F64(freepages_delay_max, U_NS), F64(freepages_delay_min, U_NS),
-	F(freepages_delay_max_ts, 16, U_TS),
-	F64(thrashing_delay_max, U_NS), F64(thrashing_delay_min, U_NS),
-	F(thrashing_delay_max_ts, 16, U_TS),
-	F64(compact_delay_max, U_NS), F64(compact_delay_min, U_NS),
-	F(compact_delay_max_ts, 16, U_TS),
-	F64(wpcopy_delay_max, U_NS), F64(wpcopy_delay_min, U_NS),
-	F(wpcopy_delay_max_ts, 16, U_TS),
-	F64(irq_delay_max, U_NS), F64(irq_delay_min, U_NS),
-	F(irq_delay_max_ts, 16, U_TS),
+const struct field fields[NFIELDS] = {
+#define TS_FIELD(m, o, s, u, v, k) [F_##m] = { #m, o, s, u, v, k },
+	TS_FIELDS(TS_FIELD)
+#undef TS_FIELD
 };
 
-const size_t nfields = ARRAY_SIZE(fields);
+/*
+ * Built against a header of this layout's version or later, the table
+ * must agree with it; an older header lacks fields to compare.
+ */
+#if defined(TASKSTATS_VERSION) && TASKSTATS_VERSION >= 17
+#define TS_CHECK(m, o, s, u, v, k) \
+	_Static_assert(offsetof(struct taskstats, m) == (o) && \
+		       sizeof(((struct taskstats *)0)->m) == (s), #m " moved");
+TS_FIELDS(TS_CHECK)
+#undef TS_CHECK
+#endif
 
 const char *unit_name(enum unit u)
 {
@@ -85,74 +48,165 @@ const char *unit_name(enum unit u)
 	}
 }
 
-bool field_present(const struct record *r, const struct field *f)
+unsigned int rec_version(const struct record *r)
 {
-	return f->off + f->size <= (size_t)r->len;
+	__u16 v = 0;
+
+	if (r->len >= (int)sizeof(v))
+		memcpy(&v, r->raw, sizeof(v));
+	return v;
 }
 
-unsigned long long field_value(const struct taskstats *ts, const struct field *f)
+/*
+ * Whether @r carries field @f: the kernel sent enough bytes, its version
+ * has the field, and the kind of record fills it. A TGID record leaves
+ * the ids, name, start time, memory and I/O at zero, and only an exit
+ * record has an exit status: those zeros are not values.
+ */
+bool rec_has(const struct record *r, enum fid f)
 {
-	const char *p = (const char *)ts + f->off;
+	const struct field *fl = &fields[f];
 
-	switch (f->size) {
-	case 1:
-		return *(const __u8 *)p;
-	case 2:
-		return *(const __u16 *)p;
-	case 4:
-		return *(const __u32 *)p;
+	if (fl->off + fl->size > r->len || rec_version(r) < fl->since)
+		return false;
+	if (f == F_ac_comm && r->comm_set)
+		return true;
+	switch (fl->kind) {
+	case K_TGID:
+		return true;
+	case K_EXIT:
+		return r->exited && r->aggr == TASKSTATS_TYPE_AGGR_PID;
 	default:
-		return *(const __u64 *)p;
+		return r->aggr == TASKSTATS_TYPE_AGGR_PID;
 	}
 }
 
-/* The 64-bit counter at @off of @r's stats; false (and 0) if @r is too short for it. */
-bool record_u64(const struct record *r, size_t off, unsigned long long *v)
+/* Field @f of @r zero-extended; false (and 0) if @r does not carry it. */
+bool rec_u64(const struct record *r, enum fid f, unsigned long long *v)
 {
+	const struct field *fl = &fields[f];
+	const unsigned char *p = r->raw + fl->off;
 	__u64 x = 0;
-	bool have = off + sizeof(x) <= (size_t)r->len;
+	__u32 w;
+	__u16 h;
 
-	if (have)
-		memcpy(&x, (const char *)&r->ts + off, sizeof(x));
+	*v = 0;
+	if (!rec_has(r, f))
+		return false;
+	switch (fl->size) {
+	case 1:
+		x = *p;
+		break;
+	case 2:
+		memcpy(&h, p, sizeof(h));
+		x = h;
+		break;
+	case 4:
+		memcpy(&w, p, sizeof(w));
+		x = w;
+		break;
+	case 8:
+		memcpy(&x, p, sizeof(x));
+		break;
+	default:
+		return false;	/* not a number */
+	}
 	*v = x;
-	return have;
+	return true;
 }
 
-void format_field(char *buf, size_t size, const struct record *r, const struct field *f)
+/* A one-byte field holding a signed value (ac_nice); 0 if absent. */
+long long rec_s64(const struct record *r, enum fid f)
 {
 	unsigned long long v;
 
-	if (!field_present(r, f)) {
+	if (!rec_u64(r, f, &v))
+		return 0;
+	return fields[f].size == 1 ? (long long)(__s8)v : (long long)v;
+}
+
+/* The command name, NUL-terminated; "" if @r carries none. */
+const char *rec_comm(const struct record *r)
+{
+	static char comm[TS_COMM_BYTES + 1];
+
+	if (!rec_has(r, F_ac_comm))
+		return "";
+	memcpy(comm, r->raw + fields[F_ac_comm].off, TS_COMM_BYTES);
+	comm[TS_COMM_BYTES] = '\0';
+	return comm;
+}
+
+/* Gives a record without a name (a TGID record) the name /proc has. */
+void rec_set_comm(struct record *r, const char *comm)
+{
+	unsigned char *p = r->raw + fields[F_ac_comm].off;
+
+	if (r->len < fields[F_ac_comm].off + TS_COMM_BYTES)
+		return;
+	memset(p, 0, TS_COMM_BYTES);
+	memcpy(p, comm, strnlen(comm, TS_COMM_BYTES - 1));
+	r->comm_set = true;
+}
+
+/* struct __kernel_timespec, which older headers lack: two 64-bit numbers. */
+struct ts_time {
+	int64_t tv_sec;
+	int64_t tv_nsec;
+};
+
+/* Set by io_rounded(): 1 if this kernel rounds the I/O counters to KiB. */
+int io_rounding = -1;
+
+/* A struct __kernel_timespec field as a time of day, UTC; "-" if unset. */
+static void format_ts(char *buf, size_t size, const unsigned char *p)
+{
+	struct ts_time ts;
+	struct tm tm;
+	time_t t;
+	size_t n;
+
+	memcpy(&ts, p, sizeof(ts));
+	t = ts.tv_sec;
+	if (!ts.tv_sec && !ts.tv_nsec) {
 		snprintf(buf, size, "-");
 		return;
 	}
-	if (f->unit == U_TS) {
-		const struct __kernel_timespec *ts = (const void *)((const char *)&r->ts + f->off);
-		time_t t = ts->tv_sec;
-		struct tm tm;
-		size_t n;
+	/* A second count gmtime cannot convert is printed as a number. */
+	if (!gmtime_r(&t, &tm)) {
+		snprintf(buf, size, "%llds.%09lld", (long long)ts.tv_sec, (long long)ts.tv_nsec);
+		return;
+	}
+	n = strftime(buf, size, "%T", &tm);
+	snprintf(buf + n, size - n, ".%06lld", (long long)ts.tv_nsec / 1000);
+}
 
-		if (!ts->tv_sec && !ts->tv_nsec) {
-			snprintf(buf, size, "-");
-			return;
-		}
-		/* A second count gmtime cannot convert is printed as a number. */
-		if (!gmtime_r(&t, &tm)) {
-			snprintf(buf, size, "%llds.%09lld", (long long)ts->tv_sec,
-				 (long long)ts->tv_nsec);
-			return;
-		}
-		n = strftime(buf, size, "%T", &tm);
-		snprintf(buf + n, size - n, ".%06lld", (long long)ts->tv_nsec / 1000);
+/*
+ * Field @f of @r for a text column: "-" if the record does not carry it,
+ * names escaped (text_escape()), I/O counters the kernel rounds to KiB
+ * followed by "~".
+ */
+void format_field(char *buf, size_t size, const struct record *r, enum fid f)
+{
+	const struct field *fl = &fields[f];
+	unsigned long long v;
+
+	if (!rec_has(r, f)) {
+		snprintf(buf, size, "-");
 		return;
 	}
-	if (f->unit == U_STR) {
-		snprintf(buf, size, "%.*s", (int)f->size,
-			 (const char *)&r->ts + f->off);
+	if (fl->unit == U_TS) {
+		format_ts(buf, size, r->raw + fl->off);
 		return;
 	}
-	v = field_value(&r->ts, f);
-	switch (f->unit) {
+	if (fl->unit == U_STR) {
+		const char *s = f == F_ac_comm ? rec_comm(r) : (const char *)r->raw + fl->off;
+
+		text_escape(buf, size, s, strnlen(s, fl->size));
+		return;
+	}
+	rec_u64(r, f, &v);
+	switch (fl->unit) {
 	case U_NS:
 		snprintf(buf, size, "%.3f", v / 1e6);
 		break;
@@ -161,6 +215,9 @@ void format_field(char *buf, size_t size, const struct record *r, const struct f
 		break;
 	case U_HEX:
 		snprintf(buf, size, "0x%llx", v);
+		break;
+	case U_NICE:
+		snprintf(buf, size, "%lld", rec_s64(r, f));
 		break;
 	case U_WAIT:
 		if (v & 0x7f)
@@ -172,62 +229,218 @@ void format_field(char *buf, size_t size, const struct record *r, const struct f
 		time_t t = v;
 		struct tm tm;
 
-		if (!v) {
-			snprintf(buf, size, "0");
-			break;
-		}
-		if (gmtime_r(&t, &tm))
+		if (v && gmtime_r(&t, &tm))
 			strftime(buf, size, "%F %T", &tm);
 		else
 			snprintf(buf, size, "%llu", v);
 		break;
 	}
 	default:
-		snprintf(buf, size, "%llu", v);
+		snprintf(buf, size, "%llu%s", v,
+			 fl->kind == K_IO && io_rounding == 1 ? "~" : "");
 	}
 }
 
-/* Fields as rows, one column per record. */
+/*
+ * Fields as rows, one column per record, each column as wide as its
+ * widest cell. A note follows when the I/O counters are rounded.
+ */
 void print_table(const struct record *recs, int n, char **labels)
 {
-	char cell[64];
+	char cell[160];
+	int w = 18;
 
+	for (int i = 0; i < n; i++) {
+		if (labels && labels[i] && (int)strlen(labels[i]) > w)
+			w = strlen(labels[i]);
+		for (size_t f = 0; f < NFIELDS; f++) {
+			format_field(cell, sizeof(cell), &recs[i], f);
+			if ((int)strlen(cell) > w)
+				w = strlen(cell);
+		}
+	}
 	printf("%-26s %-6s", "field", "unit");
 	for (int i = 0; i < n; i++)
-		printf(" %18s", labels && labels[i] ? labels[i] : "");
+		printf(" %*s", w, labels && labels[i] ? labels[i] : "");
 	printf("\n");
-	for (size_t f = 0; f < nfields; f++) {
+	for (size_t f = 0; f < NFIELDS; f++) {
 		printf("%-26s %-6s", fields[f].name, unit_name(fields[f].unit));
 		for (int i = 0; i < n; i++) {
-			format_field(cell, sizeof(cell), &recs[i], &fields[f]);
-			printf(" %18s", cell);
+			format_field(cell, sizeof(cell), &recs[i], f);
+			printf(" %*s", w, cell);
 		}
 		printf("\n");
 	}
+	if (io_rounding == 1)
+		printf("~ rounded down to a multiple of 1024 by this kernel\n");
 }
 
-/* A JSON string of at most @max bytes of @s; bytes >= 0x80 as Latin-1. */
+/*
+ * The length of the UTF-8 sequence at @s (at most @n bytes) if it is a
+ * valid one, with its code point in @cp; 0 for a byte that starts none:
+ * a stray continuation, an overlong form, a surrogate, beyond U+10FFFF,
+ * or cut short.
+ */
+static size_t utf8_seq(const unsigned char *s, size_t n, unsigned int *cp)
+{
+	size_t len;
+	unsigned int min;
+
+	if (s[0] < 0x80) {
+		*cp = s[0];
+		return 1;
+	}
+	if (s[0] >= 0xc2 && s[0] <= 0xdf) {
+		len = 2, min = 0x80, *cp = s[0] & 0x1f;
+	} else if (s[0] >= 0xe0 && s[0] <= 0xef) {
+		len = 3, min = 0x800, *cp = s[0] & 0x0f;
+	} else if (s[0] >= 0xf0 && s[0] <= 0xf4) {
+		len = 4, min = 0x10000, *cp = s[0] & 0x07;
+	} else {
+		return 0;
+	}
+	if (len > n)
+		return 0;
+	for (size_t i = 1; i < len; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		*cp = *cp << 6 | (s[i] & 0x3f);
+	}
+	if (*cp < min || *cp > 0x10ffff || (*cp >= 0xd800 && *cp <= 0xdfff))
+		return 0;
+	return len;
+}
+
+/* C0, DEL and C1: what a terminal would act on rather than show. */
+static bool control(unsigned int cp)
+{
+	return cp < 0x20 || (cp >= 0x7f && cp < 0xa0);
+}
+
+/*
+ * @len bytes of @s made safe for a terminal and one line: printable UTF-8
+ * as it is, a backslash as "\\", each byte of a control character or of
+ * invalid UTF-8 as "\xNN". A task names itself (prctl(PR_SET_NAME),
+ * /proc/self/comm) with any bytes it likes; this keeps its name from
+ * moving the cursor or splitting a line. Always terminated, cut at a
+ * whole character; returns the length written.
+ */
+size_t text_escape(char *buf, size_t size, const char *s, size_t len)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	size_t o = 0;
+
+	if (!size)
+		return 0;
+	for (size_t i = 0; i < len && u[i];) {
+		unsigned int cp;
+		size_t n = utf8_seq(u + i, len - i, &cp);
+		char tmp[20];
+		size_t t = 0;
+
+		if (n && cp == '\\')
+			t = snprintf(tmp, sizeof(tmp), "\\\\");
+		else if (n && !control(cp))
+			memcpy(tmp, u + i, t = n);
+		else
+			for (size_t j = 0; j < (n ? n : 1); j++)
+				t += snprintf(tmp + t, sizeof(tmp) - t, "\\x%02x", u[i + j]);
+		if (o + t >= size)
+			break;
+		memcpy(buf + o, tmp, t);
+		o += t;
+		i += n ? n : 1;
+	}
+	buf[o] = '\0';
+	return o;
+}
+
+/*
+ * A JSON string of at most @max bytes of @s (up to its NUL). Valid UTF-8
+ * stays UTF-8, controls are escaped, and each byte of invalid UTF-8 is
+ * written as a lone surrogate \udcNN, Python's "surrogateescape": no byte
+ * is lost or taken for another character, and
+ * s.encode("utf-8", "surrogateescape") gives back the bytes.
+ */
 void json_string(FILE *out, const char *s, size_t max)
 {
-	fputc('"', out);
-	for (size_t i = 0; i < max && s[i]; i++) {
-		unsigned char c = s[i];
+	const unsigned char *u = (const unsigned char *)s;
+	size_t len = strnlen(s, max);
 
-		if (c == '"' || c == '\\')
-			fprintf(out, "\\%c", c);
-		else if (c < 0x20 || c >= 0x7f)
-			fprintf(out, "\\u%04x", c);
+	fputc('"', out);
+	for (size_t i = 0; i < len;) {
+		unsigned int cp;
+		size_t n = utf8_seq(u + i, len - i, &cp);
+
+		if (!n)
+			fprintf(out, "\\udc%02x", u[i]);
+		else if (cp == '"' || cp == '\\')
+			fprintf(out, "\\%c", cp);
+		else if (cp == '\n')
+			fputs("\\n", out);
+		else if (cp == '\t')
+			fputs("\\t", out);
+		else if (control(cp))
+			fprintf(out, "\\u%04x", cp);
 		else
-			fputc(c, out);
+			fwrite(u + i, 1, n, out);
+		i += n ? n : 1;
 	}
 	fputc('"', out);
+}
+
+/* "timestamp":"YYYY-MM-DDTHH:MM:SS.uuuuuuZ", now (UTC), no leading comma. */
+void json_timestamp_str(char *buf, size_t size)
+{
+	struct timespec now;
+	char date[32];
+	struct tm tm;
+
+	clock_gettime(CLOCK_REALTIME, &now);
+	gmtime_r(&now.tv_sec, &tm);
+	strftime(date, sizeof(date), "%FT%T", &tm);
+	snprintf(buf, size, "\"timestamp\":\"%s.%06ldZ\"", date, now.tv_nsec / 1000);
+}
+
+void json_timestamp(FILE *out)
+{
+	char buf[64];
+
+	json_timestamp_str(buf, sizeof(buf));
+	fputs(buf, out);
+}
+
+/* Field @f of @r as a JSON value in the kernel's units; null if absent. */
+void json_value(FILE *out, const struct record *r, enum fid f)
+{
+	const struct field *fl = &fields[f];
+	const unsigned char *p = r->raw + fl->off;
+	unsigned long long v;
+
+	if (!rec_has(r, f)) {
+		fputs("null", out);
+	} else if (fl->unit == U_STR) {
+		json_string(out, f == F_ac_comm ? rec_comm(r) : (const char *)p, fl->size);
+	} else if (fl->unit == U_TS) {
+		struct ts_time ts;
+
+		memcpy(&ts, p, sizeof(ts));
+		fprintf(out, "{\"tv_sec\":%lld,\"tv_nsec\":%lld}", (long long)ts.tv_sec,
+			(long long)ts.tv_nsec);
+	} else if (fl->unit == U_NICE) {
+		fprintf(out, "%lld", rec_s64(r, f));
+	} else {
+		rec_u64(r, f, &v);
+		fprintf(out, "%llu", v);
+	}
 }
 
 /*
  * One record as one JSON object on one line. Values are in the kernel's
- * units (see taskstat(8)); fields the record is too short for are left out.
- * @extra, if set, is inserted verbatim after the header members, which
- * end with the record's cgroup.
+ * units (see taskstat(8)); a field the record does not carry is null,
+ * one its version does not have is left out. @extra, if set, is inserted
+ * verbatim after the header members, which end with the record's cgroup
+ * and whether the I/O counters are rounded.
  */
 void json_record(FILE *out, const struct record *r, const char *extra)
 {
@@ -236,23 +449,13 @@ void json_record(FILE *out, const struct record *r, const char *extra)
 	if (extra)
 		fprintf(out, ",%s", extra);
 	json_cgroup(out, r);
-	for (size_t i = 0; i < nfields; i++) {
-		const struct field *f = &fields[i];
-		const char *p = (const char *)&r->ts + f->off;
-
-		if (!field_present(r, f))
+	fprintf(out, ",\"io_rounded\":%s",
+		io_rounding < 0 ? "null" : io_rounding ? "true" : "false");
+	for (size_t f = 0; f < NFIELDS; f++) {
+		if (fields[f].off + fields[f].size > r->len || rec_version(r) < fields[f].since)
 			continue;
-		fprintf(out, ",\"%s\":", f->name);
-		if (f->unit == U_STR) {
-			json_string(out, p, f->size);
-		} else if (f->unit == U_TS) {
-			const struct __kernel_timespec *ts = (const void *)p;
-
-			fprintf(out, "{\"tv_sec\":%lld,\"tv_nsec\":%lld}",
-				(long long)ts->tv_sec, (long long)ts->tv_nsec);
-		} else {
-			fprintf(out, "%llu", field_value(&r->ts, f));
-		}
+		fprintf(out, ",\"%s\":", fields[f].name);
+		json_value(out, r, f);
 	}
 	fprintf(out, "}\n");
 }
@@ -282,7 +485,7 @@ static void fill_record(struct record *r, int aggr, const struct nlattr *nest)
 	static bool warned;
 	struct nlattr *in;
 
-	memset(r, 0, sizeof(*r));
+	memset(r, 0, offsetof(struct record, raw));
 	r->aggr = aggr;
 	mnl_attr_for_each_nested(in, nest) {
 		switch (mnl_attr_get_type(in)) {
@@ -293,9 +496,10 @@ static void fill_record(struct record *r, int aggr, const struct nlattr *nest)
 			break;
 		case TASKSTATS_TYPE_STATS:
 			r->len = mnl_attr_get_payload_len(in);
-			if (r->len > (int)sizeof(r->ts))
-				r->len = sizeof(r->ts);
-			memcpy(&r->ts, mnl_attr_get_payload(in), r->len);
+			if (r->len > (int)sizeof(r->raw))
+				r->len = sizeof(r->raw);
+			memcpy(r->raw, mnl_attr_get_payload(in), r->len);
+			memset(r->raw + r->len, 0, sizeof(r->raw) - r->len);
 			break;
 		case TASKSTATS_TYPE_CGROUP_ID:
 			/* A u64 that may be only 4-byte aligned. */
@@ -307,12 +511,12 @@ static void fill_record(struct record *r, int aggr, const struct nlattr *nest)
 		}
 	}
 	/* Version 15 was published with fields inserted: only trust version. */
-	if (r->len >= 2 && r->ts.version == 15) {
+	if (rec_version(r) == 15) {
 		if (!warned)
 			fprintf(stderr,
 				"taskstat: record version 15 has an unknown layout: showing only its version\n");
 		warned = true;
-		r->len = sizeof(r->ts.version);
+		r->len = 2;
 	}
 }
 
@@ -361,14 +565,9 @@ int reply_cb(const struct nlmsghdr *h, void *data)
  */
 void delay_hint(const struct record *r)
 {
-	static const size_t counts[] = {
-		offsetof(struct taskstats, blkio_count),
-		offsetof(struct taskstats, swapin_count),
-		offsetof(struct taskstats, freepages_count),
-		offsetof(struct taskstats, thrashing_count),
-		offsetof(struct taskstats, compact_count),
-		offsetof(struct taskstats, wpcopy_count),
-		offsetof(struct taskstats, irq_count),
+	static const enum fid counts[] = {
+		F_blkio_count, F_swapin_count, F_freepages_count, F_thrashing_count,
+		F_compact_count, F_wpcopy_count, F_irq_count,
 	};
 	static bool done;
 	unsigned long long v;
@@ -376,7 +575,7 @@ void delay_hint(const struct record *r)
 	if (done)
 		return;
 	for (size_t i = 0; i < ARRAY_SIZE(counts); i++)
-		if (record_u64(r, counts[i], &v) && v)
+		if (rec_u64(r, counts[i], &v) && v)
 			return;
 	if (delayacct_sysctl() != '0')
 		return;

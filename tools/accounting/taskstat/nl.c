@@ -9,6 +9,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <linux/genetlink.h>
@@ -376,6 +377,55 @@ int report_no_cgroup_ids(const char *what, int probe)
 }
 
 /* The kernel's possible CPUs, as a cpulist; "0" if it does not say. */
+/* syscr of /proc/thread-self/io, or -1. */
+static long long own_syscr(void)
+{
+	FILE *f = fopen("/proc/thread-self/io", "r");
+	long long v = -1;
+	char line[64];
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "syscr: %lld", &v) == 1)
+			break;
+	fclose(f);
+	return v;
+}
+
+/**
+ * io_rounded() - whether this kernel rounds the I/O counters for us.
+ * @nl: a TASKSTATS socket
+ *
+ * The historical implementation rounds the seven I/O counters down to a
+ * multiple of 1024, this one only for a requester that could not read
+ * the task's /proc/PID/io; neither the version nor anything else in a
+ * record says which. So ask: the read system calls of this thread, as
+ * /proc counts them, bracket what an exact GET of it reports (reading
+ * /proc is itself a read, so the first count is never 0); a smaller
+ * read_syscalls is rounded. Asked once; sets io_rounding.
+ *
+ * Return: 1 rounded, 0 exact, -1 unknown (the GET or /proc failed).
+ */
+int io_rounded(struct nl *nl)
+{
+	static bool asked;
+	struct reply rep = { 0 };
+	unsigned long long v;
+	long long before;
+
+	if (asked)
+		return io_rounding;
+	asked = true;
+	own_syscr();
+	before = own_syscr();
+	if (before <= 0 || nl_get(nl, TASKSTATS_CMD_ATTR_PID, syscall(SYS_gettid), reply_cb, &rep) ||
+	    !rep.n || !rec_u64(&rep.rec[0], F_read_syscalls, &v))
+		return io_rounding = -1;
+	io_rounding = (long long)v < before;
+	return io_rounding;
+}
+
 void possible_cpus(char *cpus, size_t size)
 {
 	FILE *f = fopen("/sys/devices/system/cpu/possible", "r");

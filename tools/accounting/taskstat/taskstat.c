@@ -21,6 +21,7 @@
 #include <getopt.h>
 #include <limits.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -121,6 +122,22 @@ int usage_error(const char *usage)
 	return 2;
 }
 
+/*
+ * A usage error that names its cause: "taskstat: CMD: WHY" and the usage
+ * on stderr; returns 2.
+ */
+int usage_bad(const char *cmd, const char *usage, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "taskstat: %s: ", cmd);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return usage_error(usage);
+}
+
 /* An option's decimal argument in [0, @max]; else says it is not a @what, exits 2. */
 unsigned long long opt_uint(const char *arg, unsigned long long max, const char *what)
 {
@@ -168,6 +185,9 @@ static int cmd_get(int argc, char **argv)
 		switch (c) {
 		case 'p':
 		case 't':
+			if (attr)
+				return usage_bad("get", usage_get,
+						 "-p and -t exclude each other, and each is given once");
 			attr = c == 'p' ? TASKSTATS_CMD_ATTR_PID : TASKSTATS_CMD_ATTR_TGID;
 			id = opt_uint(optarg, UINT32_MAX, "pid");
 			break;
@@ -175,8 +195,10 @@ static int cmd_get(int argc, char **argv)
 			common_opt(c, usage_get);
 		}
 	}
-	if (!attr || optind < argc)
-		return usage_error(usage_get);
+	if (optind < argc)
+		return usage_bad("get", usage_get, "unexpected argument '%s'", argv[optind]);
+	if (!attr)
+		return usage_bad("get", usage_get, "-p PID or -t TGID is needed");
 	nl_open(&nl);
 	/* JSON carries the task's cgroup where the kernel can say it. */
 	if (opt_json)
@@ -191,7 +213,8 @@ static int cmd_get(int argc, char **argv)
 	}
 	if (opt_verbose)
 		fprintf(stderr, "taskstat: record version %u, %d bytes\n",
-			rep.rec[0].ts.version, rep.rec[0].len);
+			rec_version(&rep.rec[0]), rep.rec[0].len);
+	io_rounded(&nl);
 	if (opt_json) {
 		json_record(stdout, &rep.rec[0], NULL);
 	} else {
@@ -212,7 +235,7 @@ struct listen_state {
 	bool show_cg;		/* a CGROUP column: --cgroup or --cgroup-ids */
 	int n;
 	struct record recs[MAX_RECORDS];
-	char label[MAX_RECORDS][40];
+	char label[MAX_RECORDS][80];
 };
 
 static void listen_header(const struct listen_state *st)
@@ -228,8 +251,12 @@ static void print_cgroup_cell(const struct record *r)
 {
 	const char *path = r->has_cgid ? cgroup_path(r->cgid) : NULL;
 
-	if (path)
-		printf(" %s", path);
+	char buf[PATH_MAX * 4 + 1];
+
+	if (path) {
+		text_escape(buf, sizeof(buf), path, strlen(path));
+		printf(" %s", buf);
+	}
 	else if (r->has_cgid)
 		printf(" id:%llu", (unsigned long long)r->cgid);
 	else
@@ -241,41 +268,34 @@ static void listen_line(const struct listen_state *st, const struct record *r,
 			const struct record *pid)
 {
 	static const struct {
-		size_t off;
-		enum unit unit;
+		enum fid f;
 		int width;
-		bool per_task;	/* not summed into TGID records */
 	} cols[] = {
-		{ offsetof(struct taskstats, ac_etime), U_US, 8, true },
-		{ offsetof(struct taskstats, ac_utime), U_US, 8, false },
-		{ offsetof(struct taskstats, ac_stime), U_US, 8, false },
-		{ offsetof(struct taskstats, cpu_delay_total), U_NS, 8, false },
-		{ offsetof(struct taskstats, blkio_delay_total), U_NS, 8, false },
-		{ offsetof(struct taskstats, swapin_delay_total), U_NS, 8, false },
-		{ offsetof(struct taskstats, irq_delay_total), U_NS, 8, false },
-		{ offsetof(struct taskstats, hiwater_rss), U_KB, 7, true },
-		{ offsetof(struct taskstats, read_bytes), U_BYTES, 7, true },
-		{ offsetof(struct taskstats, write_bytes), U_BYTES, 7, true },
+		{ F_ac_etime, 8 }, { F_ac_utime, 8 }, { F_ac_stime, 8 },
+		{ F_cpu_delay_total, 8 }, { F_blkio_delay_total, 8 },
+		{ F_swapin_delay_total, 8 }, { F_irq_delay_total, 8 },
+		{ F_hiwater_rss, 7 }, { F_read_bytes, 7 }, { F_write_bytes, 7 },
 	};
 	bool tgid = r->aggr == TASKSTATS_TYPE_AGGR_TGID;
-	char exit[16], cell[32];
+	char exit[16], cell[32], comm[TS_COMM_BYTES * 4 + 1];
 
-	if (pid->ts.ac_exitcode & 0x7f)
-		snprintf(exit, sizeof(exit), "signal %u", pid->ts.ac_exitcode & 0x7f);
-	else
-		snprintf(exit, sizeof(exit), "exit %u", (pid->ts.ac_exitcode >> 8) & 0xff);
-	printf("%-4s %7u %7u %-16.16s %-10s", tgid ? "tgid" : "pid", r->id,
-	       pid->ts.ac_ppid, pid->ts.ac_comm, exit);
+	format_field(exit, sizeof(exit), pid, F_ac_exitcode);
+	format_field(comm, sizeof(comm), pid, F_ac_comm);
+	format_field(cell, sizeof(cell), pid, F_ac_ppid);
+	printf("%-4s %7u %7s %-16s %-10s", tgid ? "tgid" : "pid", r->id, cell, comm, exit);
 	for (size_t i = 0; i < ARRAY_SIZE(cols); i++) {
 		unsigned long long v;
 
-		if ((tgid && cols[i].per_task) || !record_u64(r, cols[i].off, &v))
+		/* The ELAPSED of a TGID record is a sum over threads: not shown. */
+		if ((tgid && cols[i].f == F_ac_etime) || !rec_u64(r, cols[i].f, &v))
 			snprintf(cell, sizeof(cell), "-");
 		else
-			human(cell, sizeof(cell), v, cols[i].unit);
+			human(cell, sizeof(cell), v, fields[cols[i].f].unit);
+		if (fields[cols[i].f].kind == K_IO && io_rounding == 1 && strcmp(cell, "-"))
+			strcat(cell, "~");
 		printf(" %*s", cols[i].width, cell);
 	}
-	printf(" %3u", r->ts.version);
+	printf(" %3u", rec_version(r));
 	if (st->show_cg)
 		print_cgroup_cell(r);
 	printf("\n");
@@ -286,13 +306,18 @@ static int listen_cb(const struct nlmsghdr *h, void *data)
 	struct listen_state *st = data;
 	struct reply rep;
 	const struct record *pid;
-	char extra[64];
+	char extra[128], stamp[64];
+
+	unsigned long long ppid;
 
 	reply_cb(h, &rep);
 	if (!rep.n || rep.rec[0].aggr != TASKSTATS_TYPE_AGGR_PID || !rep.rec[0].len)
 		return MNL_CB_OK;
+	for (int i = 0; i < rep.n; i++)
+		rep.rec[i].exited = true;
 	pid = &rep.rec[0];
-	if (st->ppid >= 0 && pid->ts.ac_ppid != (unsigned long long)st->ppid)
+	rec_u64(pid, F_ac_ppid, &ppid);
+	if (st->ppid >= 0 && ppid != (unsigned long long)st->ppid)
 		return MNL_CB_OK;
 	if (st->count && st->seen >= st->count)
 		return MNL_CB_OK;
@@ -301,8 +326,11 @@ static int listen_cb(const struct nlmsghdr *h, void *data)
 	if (st->table) {
 		if (st->n < MAX_RECORDS) {
 			st->recs[st->n] = *pid;
-			snprintf(st->label[st->n], sizeof(st->label[st->n]), "%.10s/%u",
-				 pid->ts.ac_comm, pid->id);
+			char comm[16 * 4 + 1];
+
+			format_field(comm, sizeof(comm), pid, F_ac_comm);
+			snprintf(st->label[st->n], sizeof(st->label[st->n]), "%s/%u", comm,
+				 pid->id);
 			st->n++;
 		}
 		return MNL_CB_OK;
@@ -312,8 +340,13 @@ static int listen_cb(const struct nlmsghdr *h, void *data)
 			listen_line(st, &rep.rec[i], pid);
 			continue;
 		}
-		snprintf(extra, sizeof(extra), "\"pid\":%u", pid->id);
-		json_record(stdout, &rep.rec[i], i ? extra : NULL);
+		/* One time for the records of one exit. */
+		if (!i)
+			json_timestamp_str(stamp, sizeof(stamp));
+		snprintf(extra, sizeof(extra), "%s%s\"pid\":%u", stamp, i ? "," : "", pid->id);
+		if (!i)
+			extra[strlen(stamp)] = '\0';
+		json_record(stdout, &rep.rec[i], extra);
 	}
 	return MNL_CB_OK;
 }
@@ -337,6 +370,33 @@ static int listen_ask_ids(struct nl *nl, const char *cgpath, bool show)
 	else
 		snprintf(what, sizeof(what), "listen --cgroup-ids");
 	return report_no_cgroup_ids(what, nl_cgroup_ids(nl));
+}
+
+/*
+ * Whether @s is a cpulist as the kernel parses one (cpulist_parse()):
+ * numbers and ranges N-M with N <= M, separated by commas. The kernel
+ * answers EINVAL for anything else; this names the list instead.
+ */
+static bool cpulist_ok(const char *s)
+{
+	do {
+		unsigned long a, b;
+		char *end;
+
+		if (*s < '0' || *s > '9')
+			return false;
+		a = strtoul(s, &end, 10);
+		b = a;
+		if (*end == '-') {
+			if (end[1] < '0' || end[1] > '9')
+				return false;
+			b = strtoul(end + 1, &end, 10);
+		}
+		if (b < a || (*end && *end != ','))
+			return false;
+		s = *end ? end + 1 : end;
+	} while (*s);
+	return true;
 }
 
 static int cmd_listen(int argc, char **argv)
@@ -391,7 +451,10 @@ static int cmd_listen(int argc, char **argv)
 		}
 	}
 	if (optind < argc)
-		return usage_error(usage_listen);
+		return usage_bad("listen", usage_listen, "unexpected argument '%s'", argv[optind]);
+	if (cpus[0] && !cpulist_ok(cpus))
+		return usage_bad("listen", usage_listen,
+				 "bad CPU list '%s' (CPU numbers and ranges: 0-3,8)", cpus);
 	if (st.table && opt_json) {
 		fprintf(stderr, "taskstat: --table and --json exclude each other\n");
 		return 2;
@@ -425,6 +488,7 @@ static int cmd_listen(int argc, char **argv)
 	if (err)
 		return report(CTX_LISTEN, "registering the exit listener", err);
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	io_rounded(&nl);
 	if (!st.table && !opt_json)
 		listen_header(&st);
 	/* Scripts wait for this line: it comes once the listener is in place. */

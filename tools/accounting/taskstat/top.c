@@ -59,10 +59,10 @@ static const char usage_top[] =
 	"  -v, --verbose           say how the records were collected\n";
 
 /* The counters top works with, all 64-bit; their changes are the deltas. */
-#define D(m) { #m, offsetof(struct taskstats, m) }
+#define D(m) { #m, F_##m }
 static const struct {
 	const char *name;
-	size_t off;
+	enum fid f;
 } dfields[] = {
 	D(ac_utime), D(ac_stime),
 	D(cpu_count), D(cpu_delay_total),
@@ -394,7 +394,11 @@ static int cmp_id(const void *a, const void *b)
  */
 static bool same_task(const struct record *old, const struct record *r)
 {
-	return old->ts.ac_btime64 + 1 >= r->ts.ac_btime64;
+	unsigned long long a, b;
+
+	rec_u64(old, F_ac_btime64, &a);
+	rec_u64(r, F_ac_btime64, &b);
+	return a + 1 >= b;
 }
 
 /* The change of every counter since @prev, or its total without one. */
@@ -410,9 +414,9 @@ static void make_row(struct row *row, const struct record *r, const struct snap 
 	for (size_t i = 0; i < NDF; i++) {
 		unsigned long long v, o = 0;
 
-		row->have[i] = record_u64(r, dfields[i].off, &v);
+		row->have[i] = rec_u64(r, dfields[i].f, &v);
 		if (old)
-			record_u64(old, dfields[i].off, &o);
+			rec_u64(old, dfields[i].f, &o);
 		row->d[i] = v >= o ? v - o : v;
 	}
 }
@@ -444,17 +448,19 @@ static int cmp_row(const void *a, const void *b)
 /* TGID records carry no command name: take it from /proc. */
 static void fill_comm(struct record *r)
 {
-	char path[64];
+	char path[64], comm[TS_COMM_BYTES];
 	FILE *f;
 
-	if (r->ts.ac_comm[0])
+	if (rec_comm(r)[0])
 		return;
 	snprintf(path, sizeof(path), "/proc/%u/comm", r->id);
 	f = fopen(path, "r");
 	if (!f)
 		return;
-	if (fgets(r->ts.ac_comm, sizeof(r->ts.ac_comm), f))
-		r->ts.ac_comm[strcspn(r->ts.ac_comm, "\n")] = '\0';
+	if (fgets(comm, sizeof(comm), f)) {
+		comm[strcspn(comm, "\n")] = '\0';
+		rec_set_comm(r, comm);
+	}
 	fclose(f);
 }
 
@@ -533,7 +539,8 @@ static void exits_open(struct exits *ex, const struct collect *col)
 static void exit_record(const struct record *r, void *data)
 {
 	struct exits *ex = data;
-	bool leader = r->aggr == TASKSTATS_TYPE_AGGR_PID && r->id == r->ts.ac_tgid;
+	unsigned long long tgid;
+	bool leader = rec_u64(r, F_ac_tgid, &tgid) && r->id == tgid;
 
 	if (r->len && (r->aggr == ex->aggr || (ex->aggr == TASKSTATS_TYPE_AGGR_TGID && leader)))
 		snap_add(&ex->pending, r);
@@ -650,9 +657,12 @@ static void print_json(const struct frame *fr, const struct row *rows, size_t n)
 
 		printf("{\"frame\":%d,\"interval\":%.3f,\"type\":\"%s\",\"id\":%u,", fr->no,
 		       fr->interval, fr->tgid ? "tgid" : "pid", r->id);
-		printf("\"tgid\":%u,\"version\":%u,\"comm\":",
-		       fr->tgid ? r->id : r->ts.ac_tgid, r->ts.version);
-		json_string(stdout, r->ts.ac_comm, sizeof(r->ts.ac_comm));
+		unsigned long long tgid;
+
+		rec_u64(r, F_ac_tgid, &tgid);
+		printf("\"tgid\":%llu,\"version\":%u,\"comm\":",
+		       fr->tgid ? r->id : tgid, rec_version(r));
+		json_string(stdout, rec_comm(r), TS_COMM_BYTES);
 		json_cgroup(stdout, r);
 		json_counters(&rows[i]);
 	}
@@ -755,7 +765,7 @@ static void print_text(const struct frame *fr, const struct row *rows, size_t n)
 	printf("taskstat top - %s, %zu %s", now, n, fr->tgid ? "thread groups" : "tasks");
 	if (col->cgfd >= 0)
 		printf(" of cgroup %s%s", col->cgpath, col->subtree ? " and its descendants" : "");
-	printf(", record version %u, via ", n ? rows[0].r->ts.version : 0);
+	printf(", record version %u, via ", n ? rec_version(rows[0].r) : 0);
 	if (fr->dump)
 		printf("%s%s%s%s", col->cgfd >= 0 ? "dump of the cgroup" : "dump",
 		       col->said[0] ? " (" : "", col->said, col->said[0] ? ")" : "");
@@ -796,7 +806,10 @@ static void print_text(const struct frame *fr, const struct row *rows, size_t n)
 	if (!limit || limit > n)
 		limit = n;
 	for (size_t i = 0; i < limit; i++) {
-		printf("%7u %-15.15s", rows[i].r->id, rows[i].r->ts.ac_comm);
+		char comm[TS_COMM_BYTES * 4 + 1];
+
+		format_field(comm, sizeof(comm), rows[i].r, F_ac_comm);
+		printf("%7u %-15.15s", rows[i].r->id, comm);
 		print_cells(&rows[i]);
 	}
 	if (fr->batch)
