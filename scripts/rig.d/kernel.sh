@@ -173,6 +173,12 @@ cmd_userspace() {
 		make -s -C "$src/tools/accounting/taskstat" O="$obj/taskstat" \
 			KHDR_INCLUDES="-isystem $obj/usr/include" >/dev/null ||
 			die "building tools/accounting/taskstat failed"
+		# And against 6.12's own header, which lacks every field after
+		# irq_delay_total: the tool reads records by the ABI's offsets,
+		# and guest-clients checks it reads what the build above reads.
+		make -s -C "$src/tools/accounting/taskstat" O="$obj/accounting-612/taskstat" \
+			KHDR_INCLUDES="-isystem $obj/accounting-612/include -isystem $obj/usr/include" \
+			>/dev/null || die "building tools/accounting/taskstat with 6.12's header failed"
 	fi
 }
 
