@@ -4,6 +4,7 @@
  * and the parsing of TASKSTATS_CMD_NEW messages into records.
  */
 #define _GNU_SOURCE
+#include <assert.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,22 +14,177 @@
 
 #include "taskstat.h"
 
+/*
+ * Offsets and widths are facts of the ABI; "since" is the version that
+ * added the field, "kind" which records fill it.
+ */
 const struct field fields[NFIELDS] = {
-#define TS_FIELD(m, o, s, u, v, k) [F_##m] = { #m, o, s, u, v, k },
-	TS_FIELDS(TS_FIELD)
-#undef TS_FIELD
+	[F_version] = { "version", 0, 2, U_COUNT, 1, K_TGID },
+	[F_ac_pid] = { "ac_pid", 128, 4, U_ID, 2, K_PID },
+	[F_ac_ppid] = { "ac_ppid", 132, 4, U_ID, 2, K_PID },
+	[F_ac_tgid] = { "ac_tgid", 368, 4, U_ID, 12, K_PID },
+	[F_ac_uid] = { "ac_uid", 120, 4, U_ID, 2, K_PID },
+	[F_ac_gid] = { "ac_gid", 124, 4, U_ID, 2, K_PID },
+	[F_ac_comm] = { "ac_comm", 80, 32, U_STR, 2, K_PID },
+	[F_ac_exitcode] = { "ac_exitcode", 4, 4, U_WAIT, 2, K_EXIT },
+	[F_ac_flag] = { "ac_flag", 8, 1, U_HEX, 2, K_PID },
+	[F_ac_nice] = { "ac_nice", 9, 1, U_NICE, 2, K_PID },
+	[F_ac_sched] = { "ac_sched", 112, 1, U_COUNT, 2, K_PID },
+	[F_ac_btime] = { "ac_btime", 136, 4, U_SEC, 2, K_PID },
+	[F_ac_btime64] = { "ac_btime64", 344, 8, U_SEC, 10, K_PID },
+	[F_ac_etime] = { "ac_etime", 144, 8, U_US, 2, K_TGID },
+	[F_ac_tgetime] = { "ac_tgetime", 376, 8, U_US, 12, K_PID },
+	[F_ac_utime] = { "ac_utime", 152, 8, U_US, 2, K_TGID },
+	[F_ac_stime] = { "ac_stime", 160, 8, U_US, 2, K_TGID },
+	[F_ac_utimescaled] = { "ac_utimescaled", 288, 8, U_US, 6, K_PID },
+	[F_ac_stimescaled] = { "ac_stimescaled", 296, 8, U_US, 6, K_PID },
+	[F_nvcsw] = { "nvcsw", 272, 8, U_COUNT, 6, K_TGID },
+	[F_nivcsw] = { "nivcsw", 280, 8, U_COUNT, 6, K_TGID },
+	[F_ac_minflt] = { "ac_minflt", 168, 8, U_COUNT, 2, K_PID },
+	[F_ac_majflt] = { "ac_majflt", 176, 8, U_COUNT, 2, K_PID },
+	[F_coremem] = { "coremem", 184, 8, U_MBUS, 2, K_PID },
+	[F_virtmem] = { "virtmem", 192, 8, U_MBUS, 2, K_PID },
+	[F_hiwater_rss] = { "hiwater_rss", 200, 8, U_KB, 2, K_PID },
+	[F_hiwater_vm] = { "hiwater_vm", 208, 8, U_KB, 2, K_PID },
+	[F_read_char] = { "read_char", 216, 8, U_BYTES, 2, K_IO },
+	[F_write_char] = { "write_char", 224, 8, U_BYTES, 2, K_IO },
+	[F_read_syscalls] = { "read_syscalls", 232, 8, U_COUNT, 2, K_IO },
+	[F_write_syscalls] = { "write_syscalls", 240, 8, U_COUNT, 2, K_IO },
+	[F_read_bytes] = { "read_bytes", 248, 8, U_BYTES, 3, K_IO },
+	[F_write_bytes] = { "write_bytes", 256, 8, U_BYTES, 3, K_IO },
+	[F_cancelled_write_bytes] = { "cancelled_write_bytes", 264, 8, U_BYTES, 3, K_IO },
+	[F_cpu_run_real_total] = { "cpu_run_real_total", 64, 8, U_NS, 1, K_TGID },
+	[F_cpu_run_virtual_total] = { "cpu_run_virtual_total", 72, 8, U_NS, 1, K_TGID },
+	[F_cpu_scaled_run_real_total] = { "cpu_scaled_run_real_total", 304, 8, U_NS, 6, K_TGID },
+	[F_cpu_count] = { "cpu_count", 16, 8, U_COUNT, 1, K_TGID },
+	[F_cpu_delay_total] = { "cpu_delay_total", 24, 8, U_NS, 1, K_TGID },
+	[F_blkio_count] = { "blkio_count", 32, 8, U_COUNT, 1, K_TGID },
+	[F_blkio_delay_total] = { "blkio_delay_total", 40, 8, U_NS, 1, K_TGID },
+	[F_swapin_count] = { "swapin_count", 48, 8, U_COUNT, 1, K_TGID },
+	[F_swapin_delay_total] = { "swapin_delay_total", 56, 8, U_NS, 1, K_TGID },
+	[F_freepages_count] = { "freepages_count", 312, 8, U_COUNT, 7, K_TGID },
+	[F_freepages_delay_total] = { "freepages_delay_total", 320, 8, U_NS, 7, K_TGID },
+	[F_thrashing_count] = { "thrashing_count", 328, 8, U_COUNT, 9, K_TGID },
+	[F_thrashing_delay_total] = { "thrashing_delay_total", 336, 8, U_NS, 9, K_TGID },
+	[F_compact_count] = { "compact_count", 352, 8, U_COUNT, 11, K_TGID },
+	[F_compact_delay_total] = { "compact_delay_total", 360, 8, U_NS, 11, K_TGID },
+	[F_wpcopy_count] = { "wpcopy_count", 400, 8, U_COUNT, 13, K_TGID },
+	[F_wpcopy_delay_total] = { "wpcopy_delay_total", 408, 8, U_NS, 13, K_TGID },
+	[F_irq_count] = { "irq_count", 416, 8, U_COUNT, 14, K_TGID },
+	[F_irq_delay_total] = { "irq_delay_total", 424, 8, U_NS, 14, K_TGID },
+	[F_ac_exe_dev] = { "ac_exe_dev", 384, 8, U_HEX, 12, K_PID },
+	[F_ac_exe_inode] = { "ac_exe_inode", 392, 8, U_COUNT, 12, K_PID },
+	[F_cpu_delay_max] = { "cpu_delay_max", 432, 8, U_NS, 16, K_TGID },
+	[F_cpu_delay_min] = { "cpu_delay_min", 440, 8, U_NS, 16, K_TGID },
+	[F_cpu_delay_max_ts] = { "cpu_delay_max_ts", 560, 16, U_TS, 17, K_TGID },
+	[F_blkio_delay_max] = { "blkio_delay_max", 448, 8, U_NS, 16, K_TGID },
+	[F_blkio_delay_min] = { "blkio_delay_min", 456, 8, U_NS, 16, K_TGID },
+	[F_blkio_delay_max_ts] = { "blkio_delay_max_ts", 576, 16, U_TS, 17, K_TGID },
+	[F_swapin_delay_max] = { "swapin_delay_max", 464, 8, U_NS, 16, K_TGID },
+	[F_swapin_delay_min] = { "swapin_delay_min", 472, 8, U_NS, 16, K_TGID },
+	[F_swapin_delay_max_ts] = { "swapin_delay_max_ts", 592, 16, U_TS, 17, K_TGID },
+	[F_freepages_delay_max] = { "freepages_delay_max", 480, 8, U_NS, 16, K_TGID },
+	[F_freepages_delay_min] = { "freepages_delay_min", 488, 8, U_NS, 16, K_TGID },
+	[F_freepages_delay_max_ts] = { "freepages_delay_max_ts", 608, 16, U_TS, 17, K_TGID },
+	[F_thrashing_delay_max] = { "thrashing_delay_max", 496, 8, U_NS, 16, K_TGID },
+	[F_thrashing_delay_min] = { "thrashing_delay_min", 504, 8, U_NS, 16, K_TGID },
+	[F_thrashing_delay_max_ts] = { "thrashing_delay_max_ts", 624, 16, U_TS, 17, K_TGID },
+	[F_compact_delay_max] = { "compact_delay_max", 512, 8, U_NS, 16, K_TGID },
+	[F_compact_delay_min] = { "compact_delay_min", 520, 8, U_NS, 16, K_TGID },
+	[F_compact_delay_max_ts] = { "compact_delay_max_ts", 640, 16, U_TS, 17, K_TGID },
+	[F_wpcopy_delay_max] = { "wpcopy_delay_max", 528, 8, U_NS, 16, K_TGID },
+	[F_wpcopy_delay_min] = { "wpcopy_delay_min", 536, 8, U_NS, 16, K_TGID },
+	[F_wpcopy_delay_max_ts] = { "wpcopy_delay_max_ts", 656, 16, U_TS, 17, K_TGID },
+	[F_irq_delay_max] = { "irq_delay_max", 544, 8, U_NS, 16, K_TGID },
+	[F_irq_delay_min] = { "irq_delay_min", 552, 8, U_NS, 16, K_TGID },
+	[F_irq_delay_max_ts] = { "irq_delay_max_ts", 672, 16, U_TS, 17, K_TGID },
 };
 
 /*
- * Built against a header of this layout's version or later, the table
- * must agree with it; an older header lacks fields to compare.
+ * Built against a header of version 17 or later, the table must agree
+ * with its struct; an older header lacks fields to compare.
  */
 #if defined(TASKSTATS_VERSION) && TASKSTATS_VERSION >= 17
-#define TS_CHECK(m, o, s, u, v, k) \
-	_Static_assert(offsetof(struct taskstats, m) == (o) && \
-		       sizeof(((struct taskstats *)0)->m) == (s), #m " moved");
-TS_FIELDS(TS_CHECK)
-#undef TS_CHECK
+#define TS_AT(m, o) static_assert(offsetof(struct taskstats, m) == (o), "ABI offset")
+TS_AT(version, 0);
+TS_AT(ac_pid, 128);
+TS_AT(ac_ppid, 132);
+TS_AT(ac_tgid, 368);
+TS_AT(ac_uid, 120);
+TS_AT(ac_gid, 124);
+TS_AT(ac_comm, 80);
+TS_AT(ac_exitcode, 4);
+TS_AT(ac_flag, 8);
+TS_AT(ac_nice, 9);
+TS_AT(ac_sched, 112);
+TS_AT(ac_btime, 136);
+TS_AT(ac_btime64, 344);
+TS_AT(ac_etime, 144);
+TS_AT(ac_tgetime, 376);
+TS_AT(ac_utime, 152);
+TS_AT(ac_stime, 160);
+TS_AT(ac_utimescaled, 288);
+TS_AT(ac_stimescaled, 296);
+TS_AT(nvcsw, 272);
+TS_AT(nivcsw, 280);
+TS_AT(ac_minflt, 168);
+TS_AT(ac_majflt, 176);
+TS_AT(coremem, 184);
+TS_AT(virtmem, 192);
+TS_AT(hiwater_rss, 200);
+TS_AT(hiwater_vm, 208);
+TS_AT(read_char, 216);
+TS_AT(write_char, 224);
+TS_AT(read_syscalls, 232);
+TS_AT(write_syscalls, 240);
+TS_AT(read_bytes, 248);
+TS_AT(write_bytes, 256);
+TS_AT(cancelled_write_bytes, 264);
+TS_AT(cpu_run_real_total, 64);
+TS_AT(cpu_run_virtual_total, 72);
+TS_AT(cpu_scaled_run_real_total, 304);
+TS_AT(cpu_count, 16);
+TS_AT(cpu_delay_total, 24);
+TS_AT(blkio_count, 32);
+TS_AT(blkio_delay_total, 40);
+TS_AT(swapin_count, 48);
+TS_AT(swapin_delay_total, 56);
+TS_AT(freepages_count, 312);
+TS_AT(freepages_delay_total, 320);
+TS_AT(thrashing_count, 328);
+TS_AT(thrashing_delay_total, 336);
+TS_AT(compact_count, 352);
+TS_AT(compact_delay_total, 360);
+TS_AT(wpcopy_count, 400);
+TS_AT(wpcopy_delay_total, 408);
+TS_AT(irq_count, 416);
+TS_AT(irq_delay_total, 424);
+TS_AT(ac_exe_dev, 384);
+TS_AT(ac_exe_inode, 392);
+TS_AT(cpu_delay_max, 432);
+TS_AT(cpu_delay_min, 440);
+TS_AT(cpu_delay_max_ts, 560);
+TS_AT(blkio_delay_max, 448);
+TS_AT(blkio_delay_min, 456);
+TS_AT(blkio_delay_max_ts, 576);
+TS_AT(swapin_delay_max, 464);
+TS_AT(swapin_delay_min, 472);
+TS_AT(swapin_delay_max_ts, 592);
+TS_AT(freepages_delay_max, 480);
+TS_AT(freepages_delay_min, 488);
+TS_AT(freepages_delay_max_ts, 608);
+TS_AT(thrashing_delay_max, 496);
+TS_AT(thrashing_delay_min, 504);
+TS_AT(thrashing_delay_max_ts, 624);
+TS_AT(compact_delay_max, 512);
+TS_AT(compact_delay_min, 520);
+TS_AT(compact_delay_max_ts, 640);
+TS_AT(wpcopy_delay_max, 528);
+TS_AT(wpcopy_delay_min, 536);
+TS_AT(wpcopy_delay_max_ts, 656);
+TS_AT(irq_delay_max, 544);
+TS_AT(irq_delay_min, 552);
+TS_AT(irq_delay_max_ts, 672);
 #endif
 
 const char *unit_name(enum unit u)
@@ -291,11 +447,17 @@ static size_t utf8_seq(const unsigned char *s, size_t n, unsigned int *cp)
 		return 1;
 	}
 	if (s[0] >= 0xc2 && s[0] <= 0xdf) {
-		len = 2, min = 0x80, *cp = s[0] & 0x1f;
+		len = 2;
+		min = 0x80;
+		*cp = s[0] & 0x1f;
 	} else if (s[0] >= 0xe0 && s[0] <= 0xef) {
-		len = 3, min = 0x800, *cp = s[0] & 0x0f;
+		len = 3;
+		min = 0x800;
+		*cp = s[0] & 0x0f;
 	} else if (s[0] >= 0xf0 && s[0] <= 0xf4) {
-		len = 4, min = 0x10000, *cp = s[0] & 0x07;
+		len = 4;
+		min = 0x10000;
+		*cp = s[0] & 0x07;
 	} else {
 		return 0;
 	}

@@ -419,7 +419,8 @@ int io_rounded(struct nl *nl)
 	asked = true;
 	own_syscr();
 	before = own_syscr();
-	if (before <= 0 || nl_get(nl, TASKSTATS_CMD_ATTR_PID, syscall(SYS_gettid), reply_cb, &rep) ||
+	if (before <= 0 ||
+	    nl_get(nl, TASKSTATS_CMD_ATTR_PID, syscall(SYS_gettid), reply_cb, &rep) ||
 	    !rep.n || !rec_u64(&rep.rec[0], F_read_syscalls, &v))
 		return io_rounding = -1;
 	io_rounding = (long long)v < before;

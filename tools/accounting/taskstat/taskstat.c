@@ -256,11 +256,11 @@ static void print_cgroup_cell(const struct record *r)
 	if (path) {
 		text_escape(buf, sizeof(buf), path, strlen(path));
 		printf(" %s", buf);
-	}
-	else if (r->has_cgid)
+	} else if (r->has_cgid) {
 		printf(" id:%llu", (unsigned long long)r->cgid);
-	else
+	} else {
 		printf(" -");
+	}
 }
 
 /* One record as one line; @pid is the PID record of the same message. */

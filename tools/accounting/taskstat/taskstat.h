@@ -65,99 +65,35 @@ enum kind {
 };
 
 /*
- * Every field of struct taskstats as the ABI lays it out: name, offset,
- * width in bytes, unit, the TASKSTATS_VERSION that added it, and which
- * records carry it. Offsets and widths are facts of the ABI; the tool
- * reads records by them rather than by the struct of the header it was
- * built with, so that it reads version 17 records when built against a
- * distribution's older header. Printed in this order: who, times,
- * memory, I/O, then delays by class.
+ * Every field of struct taskstats, in the order they are printed: who,
+ * times, memory, I/O, then delays by class. fields[] (fields.c) gives
+ * each its ABI offset and width: the tool reads records by those rather
+ * than by the struct of the header it was built with, so that it reads
+ * version 17 records when built against a distribution's older header.
  */
-#define TS_FIELDS(X) \
-	X(version, 0, 2, U_COUNT, 1, K_TGID) \
-	X(ac_pid, 128, 4, U_ID, 2, K_PID) \
-	X(ac_ppid, 132, 4, U_ID, 2, K_PID) \
-	X(ac_tgid, 368, 4, U_ID, 12, K_PID) \
-	X(ac_uid, 120, 4, U_ID, 2, K_PID) \
-	X(ac_gid, 124, 4, U_ID, 2, K_PID) \
-	X(ac_comm, 80, 32, U_STR, 2, K_PID) \
-	X(ac_exitcode, 4, 4, U_WAIT, 2, K_EXIT) \
-	X(ac_flag, 8, 1, U_HEX, 2, K_PID) \
-	X(ac_nice, 9, 1, U_NICE, 2, K_PID) \
-	X(ac_sched, 112, 1, U_COUNT, 2, K_PID) \
-	X(ac_btime, 136, 4, U_SEC, 2, K_PID) \
-	X(ac_btime64, 344, 8, U_SEC, 10, K_PID) \
-	X(ac_etime, 144, 8, U_US, 2, K_TGID) \
-	X(ac_tgetime, 376, 8, U_US, 12, K_PID) \
-	X(ac_utime, 152, 8, U_US, 2, K_TGID) \
-	X(ac_stime, 160, 8, U_US, 2, K_TGID) \
-	X(ac_utimescaled, 288, 8, U_US, 6, K_PID) \
-	X(ac_stimescaled, 296, 8, U_US, 6, K_PID) \
-	X(nvcsw, 272, 8, U_COUNT, 6, K_TGID) \
-	X(nivcsw, 280, 8, U_COUNT, 6, K_TGID) \
-	X(ac_minflt, 168, 8, U_COUNT, 2, K_PID) \
-	X(ac_majflt, 176, 8, U_COUNT, 2, K_PID) \
-	X(coremem, 184, 8, U_MBUS, 2, K_PID) \
-	X(virtmem, 192, 8, U_MBUS, 2, K_PID) \
-	X(hiwater_rss, 200, 8, U_KB, 2, K_PID) \
-	X(hiwater_vm, 208, 8, U_KB, 2, K_PID) \
-	X(read_char, 216, 8, U_BYTES, 2, K_IO) \
-	X(write_char, 224, 8, U_BYTES, 2, K_IO) \
-	X(read_syscalls, 232, 8, U_COUNT, 2, K_IO) \
-	X(write_syscalls, 240, 8, U_COUNT, 2, K_IO) \
-	X(read_bytes, 248, 8, U_BYTES, 3, K_IO) \
-	X(write_bytes, 256, 8, U_BYTES, 3, K_IO) \
-	X(cancelled_write_bytes, 264, 8, U_BYTES, 3, K_IO) \
-	X(cpu_run_real_total, 64, 8, U_NS, 1, K_TGID) \
-	X(cpu_run_virtual_total, 72, 8, U_NS, 1, K_TGID) \
-	X(cpu_scaled_run_real_total, 304, 8, U_NS, 6, K_TGID) \
-	X(cpu_count, 16, 8, U_COUNT, 1, K_TGID) \
-	X(cpu_delay_total, 24, 8, U_NS, 1, K_TGID) \
-	X(blkio_count, 32, 8, U_COUNT, 1, K_TGID) \
-	X(blkio_delay_total, 40, 8, U_NS, 1, K_TGID) \
-	X(swapin_count, 48, 8, U_COUNT, 1, K_TGID) \
-	X(swapin_delay_total, 56, 8, U_NS, 1, K_TGID) \
-	X(freepages_count, 312, 8, U_COUNT, 7, K_TGID) \
-	X(freepages_delay_total, 320, 8, U_NS, 7, K_TGID) \
-	X(thrashing_count, 328, 8, U_COUNT, 9, K_TGID) \
-	X(thrashing_delay_total, 336, 8, U_NS, 9, K_TGID) \
-	X(compact_count, 352, 8, U_COUNT, 11, K_TGID) \
-	X(compact_delay_total, 360, 8, U_NS, 11, K_TGID) \
-	X(wpcopy_count, 400, 8, U_COUNT, 13, K_TGID) \
-	X(wpcopy_delay_total, 408, 8, U_NS, 13, K_TGID) \
-	X(irq_count, 416, 8, U_COUNT, 14, K_TGID) \
-	X(irq_delay_total, 424, 8, U_NS, 14, K_TGID) \
-	X(ac_exe_dev, 384, 8, U_HEX, 12, K_PID) \
-	X(ac_exe_inode, 392, 8, U_COUNT, 12, K_PID) \
-	X(cpu_delay_max, 432, 8, U_NS, 16, K_TGID) \
-	X(cpu_delay_min, 440, 8, U_NS, 16, K_TGID) \
-	X(cpu_delay_max_ts, 560, 16, U_TS, 17, K_TGID) \
-	X(blkio_delay_max, 448, 8, U_NS, 16, K_TGID) \
-	X(blkio_delay_min, 456, 8, U_NS, 16, K_TGID) \
-	X(blkio_delay_max_ts, 576, 16, U_TS, 17, K_TGID) \
-	X(swapin_delay_max, 464, 8, U_NS, 16, K_TGID) \
-	X(swapin_delay_min, 472, 8, U_NS, 16, K_TGID) \
-	X(swapin_delay_max_ts, 592, 16, U_TS, 17, K_TGID) \
-	X(freepages_delay_max, 480, 8, U_NS, 16, K_TGID) \
-	X(freepages_delay_min, 488, 8, U_NS, 16, K_TGID) \
-	X(freepages_delay_max_ts, 608, 16, U_TS, 17, K_TGID) \
-	X(thrashing_delay_max, 496, 8, U_NS, 16, K_TGID) \
-	X(thrashing_delay_min, 504, 8, U_NS, 16, K_TGID) \
-	X(thrashing_delay_max_ts, 624, 16, U_TS, 17, K_TGID) \
-	X(compact_delay_max, 512, 8, U_NS, 16, K_TGID) \
-	X(compact_delay_min, 520, 8, U_NS, 16, K_TGID) \
-	X(compact_delay_max_ts, 640, 16, U_TS, 17, K_TGID) \
-	X(wpcopy_delay_max, 528, 8, U_NS, 16, K_TGID) \
-	X(wpcopy_delay_min, 536, 8, U_NS, 16, K_TGID) \
-	X(wpcopy_delay_max_ts, 656, 16, U_TS, 17, K_TGID) \
-	X(irq_delay_max, 544, 8, U_NS, 16, K_TGID) \
-	X(irq_delay_min, 552, 8, U_NS, 16, K_TGID) \
-	X(irq_delay_max_ts, 672, 16, U_TS, 17, K_TGID)
-
 enum fid {
-#define TS_FID(m, off, size, unit, since, kind) F_##m,
-	TS_FIELDS(TS_FID)
-#undef TS_FID
+	F_version, F_ac_pid, F_ac_ppid, F_ac_tgid, F_ac_uid, F_ac_gid,
+	F_ac_comm, F_ac_exitcode, F_ac_flag, F_ac_nice, F_ac_sched, F_ac_btime,
+	F_ac_btime64, F_ac_etime, F_ac_tgetime, F_ac_utime, F_ac_stime,
+	F_ac_utimescaled, F_ac_stimescaled, F_nvcsw, F_nivcsw, F_ac_minflt,
+	F_ac_majflt, F_coremem, F_virtmem, F_hiwater_rss, F_hiwater_vm,
+	F_read_char, F_write_char, F_read_syscalls, F_write_syscalls,
+	F_read_bytes, F_write_bytes, F_cancelled_write_bytes,
+	F_cpu_run_real_total, F_cpu_run_virtual_total,
+	F_cpu_scaled_run_real_total, F_cpu_count, F_cpu_delay_total,
+	F_blkio_count, F_blkio_delay_total, F_swapin_count,
+	F_swapin_delay_total, F_freepages_count, F_freepages_delay_total,
+	F_thrashing_count, F_thrashing_delay_total, F_compact_count,
+	F_compact_delay_total, F_wpcopy_count, F_wpcopy_delay_total,
+	F_irq_count, F_irq_delay_total, F_ac_exe_dev, F_ac_exe_inode,
+	F_cpu_delay_max, F_cpu_delay_min, F_cpu_delay_max_ts,
+	F_blkio_delay_max, F_blkio_delay_min, F_blkio_delay_max_ts,
+	F_swapin_delay_max, F_swapin_delay_min, F_swapin_delay_max_ts,
+	F_freepages_delay_max, F_freepages_delay_min, F_freepages_delay_max_ts,
+	F_thrashing_delay_max, F_thrashing_delay_min, F_thrashing_delay_max_ts,
+	F_compact_delay_max, F_compact_delay_min, F_compact_delay_max_ts,
+	F_wpcopy_delay_max, F_wpcopy_delay_min, F_wpcopy_delay_max_ts,
+	F_irq_delay_max, F_irq_delay_min, F_irq_delay_max_ts,
 	NFIELDS
 };
 
@@ -284,8 +220,7 @@ int cmd_top(int argc, char **argv);
 
 int common_opt(int c, const char *help);
 int usage_error(const char *usage);
-int usage_bad(const char *cmd, const char *usage, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+int usage_bad(const char *cmd, const char *usage, const char *fmt, ...);
 unsigned long long opt_uint(const char *arg, unsigned long long max, const char *what);
 
 /* Set by SIGINT and SIGTERM once catch_stop() has run. */
