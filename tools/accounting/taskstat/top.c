@@ -1,14 +1,22 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * taskstat top - every task, sorted by a delay class, CPU or I/O, with the
- * change of each counter over the last interval.
+ * taskstat top - every task, or those of one cgroup, with what each did
+ * over the last interval: CPU %, each delay as % of the interval, I/O
+ * per second; on a terminal an ncurses screen that takes keys, else
+ * plain text frames (batch) or JSON Lines.
  *
  * Records come from a TASKSTATS_CMD_GET dump (NLM_F_DUMP) where the kernel
  * has one, else from one GET per task found in /proc. With --cgroup, from
  * a dump of that cgroup (TASKSTATS_CMD_ATTR_DUMP_CGROUP_FD), else from one
- * GET per task its directory lists (cgroup.threads, or cgroup.procs with
- * -P; on cgroup v1 tasks and cgroup.procs). A listener for the cgroup
- * adds what its tasks that exited during the interval consumed.
+ * GET per task its directory lists (cgroup.threads; on cgroup v1 tasks).
+ * They are always PID records, one per thread: a thread group's row (-P)
+ * sums its threads', since a TGID record carries no I/O counters.
+ *
+ * A frame needs two samples: the first is taken, then after a short wait
+ * (the interval, at most 1 s) the second, so that even the first frame
+ * shows rates. An exit listener (every CPU, or the cgroup's) hears the
+ * tasks that exit between samples; each is shown once, with what it did
+ * since the last sample, and counted in the totals.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -16,6 +24,8 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
+#include <locale.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,97 +33,66 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <curses.h>
 #include <linux/cgroupstats.h>
 #include <linux/genetlink.h>
 
-#include "taskstat.h"
+#include "top.h"
 
 static const char usage_top[] =
-	"usage: taskstat top [-d SECONDS] [-n ITERATIONS] [-s KEY] [-P] [-b] [-l N]\n"
+	"usage: taskstat top [-d SECONDS] [-n ITERATIONS] [-s KEY] [-P] [-o] [-b] [-l N]\n"
 	"                    [--once] [--cgroup PATH [--subtree]] [--json] [-v]\n"
 	"\n"
-	"Shows every task, or those of one cgroup, refreshed every -d SECONDS\n"
-	"(default 2). The first frame shows totals since each task started, later\n"
-	"frames the change over the interval.\n"
-	"  -d, --delay SECONDS     interval between frames\n"
-	"  -n, --iterations N      stop after N frames (default: until SIGINT)\n"
+	"Shows every task, or those of one cgroup, with what it did over the last\n"
+	"interval: CPU % (of one CPU), each delay as % of the interval, I/O per\n"
+	"second. On a terminal a screen that takes keys (h for help); otherwise, or\n"
+	"with -b, plain text frames separated by a blank line.\n"
+	"  -d, --delay SECONDS     interval between frames (default 2); the first\n"
+	"                          frame comes after min(SECONDS, 1)\n"
+	"  -n, --iterations N      stop after N frames (default: until q or SIGINT)\n"
 	"  -s, --sort KEY          sort by KEY, largest first (default: cpu-delay):\n"
 	"                          cpu cpu-delay blkio swapin freepages thrashing\n"
-	"                          compact wpcopy irq read write\n"
-	"  -P, --processes         one line per thread group (TGID records, which\n"
-	"                          carry no I/O counters) instead of per thread\n"
-	"  -b, --batch             no screen clearing; frames follow each other\n"
-	"  -l, --limit N           at most N tasks per frame (default: all in batch\n"
-	"                          mode, the screen height otherwise)\n"
+	"                          compact memory wpcopy irq io read write\n"
+	"  -P, --processes         one row per thread group: its threads summed\n"
+	"  -o, --active            only tasks with CPU time, a delay or I/O\n"
+	"  -b, --batch             plain text even on a terminal\n"
+	"  -l, --limit N           at most N rows per frame\n"
 	"      --once              one frame in batch mode: same as -b -n 1\n"
 	"      --cgroup PATH       only the tasks in the cgroup whose directory is\n"
 	"                          PATH (v2 or v1), from one dump of that cgroup;\n"
 	"                          on a kernel without it, one GET per task listed\n"
-	"                          in PATH/cgroup.threads (-P: cgroup.procs)\n"
+	"                          in PATH/cgroup.threads (v1: tasks)\n"
 	"      --subtree           with --cgroup: and those of its descendants\n"
-	"                          With --cgroup, a row \"exited\" adds what the tasks\n"
-	"                          that exited during the interval consumed (needs a\n"
-	"                          kernel with cgroup listeners, and CAP_NET_ADMIN)\n"
-	"      --json              one JSON object per task and frame (JSON Lines),\n"
-	"                          with its cgroup where the kernel has cgroup ids\n"
-	"  -v, --verbose           say how the records were collected\n";
+	"      --json              JSON Lines: one object per task and frame\n"
+	"  -v, --verbose           say how the records were collected\n"
+	"Tasks that exited during an interval are shown once, marked X, and\n"
+	"counted in the totals (needs CAP_NET_ADMIN for the exit listener).\n";
 
-/* The counters top works with, all 64-bit; their changes are the deltas. */
-#define D(m) { #m, F_##m }
-static const struct {
-	const char *name;
-	enum fid f;
-} dfields[] = {
-	D(ac_utime), D(ac_stime),
-	D(cpu_count), D(cpu_delay_total),
-	D(blkio_count), D(blkio_delay_total),
-	D(swapin_count), D(swapin_delay_total),
-	D(freepages_count), D(freepages_delay_total),
-	D(thrashing_count), D(thrashing_delay_total),
-	D(compact_count), D(compact_delay_total),
-	D(wpcopy_count), D(wpcopy_delay_total),
-	D(irq_count), D(irq_delay_total),
-	D(read_bytes), D(write_bytes), D(read_char), D(write_char),
-	D(nvcsw), D(nivcsw), D(cpu_run_real_total),
-};
+static const char help_keys[] =
+	"taskstat top - keys (any key returns)\n"
+	"\n"
+	"  q            quit\n"
+	"  h ?          this help\n"
+	"  c d b m i    sort by CPU, cpu delay, blkio delay, memory delays\n"
+	"               (swapin+freepages+thrashing+compact), I/O (read+write)\n"
+	"  < > s        sort by the previous / next key (s: next)\n"
+	"  r            reverse the order (smallest first)\n"
+	"  p            one row per task (thread)\n"
+	"  P            one row per thread group (process), or back per task\n"
+	"  o            only tasks active in the interval, or all\n"
+	"  Up Down      scroll a row      PgUp PgDn   scroll a page\n"
+	"  Home End     first / last rows\n"
+	"  + -          double / halve the interval (0.1 to 3600 s)\n"
+	"  space        take a sample now\n"
+	"\n"
+	"Columns: CPU% of one CPU; delays (CPUDLY BLKIO SWAPIN FREEPG THRASH\n"
+	"COMPACT MEMDLY WPCOPY IRQ) as % of the interval; READ/s WRITE/s storage\n"
+	"I/O, RCHAR/s WCHAR/s read(2)/write(2) bytes; CSW/s context switches,\n"
+	"IOW/s block I/O waits, MAJFL/s major faults; X: exited in the interval;\n"
+	"THR: threads of a thread group. '*' marks the sort column; wider screens\n"
+	"show more columns.\n";
 
-#define NDF ARRAY_SIZE(dfields)
-
-/* Sort keys, which are also the columns: dfields[a] (+ dfields[b]). */
-static const struct {
-	const char *name, *hdr;
-	int a, b;
-	enum unit unit;
-} keys[] = {
-	{ "cpu", "CPU", 0, 1, U_US },
-	{ "cpu-delay", "CPUDLY", 3, -1, U_NS },
-	{ "blkio", "BLKIO", 5, -1, U_NS },
-	{ "swapin", "SWAPIN", 7, -1, U_NS },
-	{ "freepages", "FREEPG", 9, -1, U_NS },
-	{ "thrashing", "THRASH", 11, -1, U_NS },
-	{ "compact", "COMPACT", 13, -1, U_NS },
-	{ "wpcopy", "WPCOPY", 15, -1, U_NS },
-	{ "irq", "IRQ", 17, -1, U_NS },
-	{ "read", "READ", 18, -1, U_BYTES },
-	{ "write", "WRITE", 19, -1, U_BYTES },
-};
-
-#define NKEYS ARRAY_SIZE(keys)
-
-struct snap {
-	struct record *recs;
-	size_t n, cap;
-};
-
-struct row {
-	const struct record *r;
-	unsigned long long d[NDF];
-	bool have[NDF];
-};
-
-static int sort_key = 1;
-
-static void snap_add(struct snap *s, const struct record *r)
+void snap_add(struct snap *s, const struct record *r)
 {
 	if (s->n == s->cap) {
 		s->cap = s->cap ? 2 * s->cap : 256;
@@ -126,9 +105,42 @@ static void snap_add(struct snap *s, const struct record *r)
 	s->recs[s->n++] = *r;
 }
 
+static int cmp_id(const void *a, const void *b)
+{
+	const struct record *x = a, *y = b;
+
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+/* The record of @r's id in @s (sorted by id), or NULL; @s may be NULL. */
+const struct record *snap_find(const struct snap *s, const struct record *r)
+{
+	if (!s || !s->n)
+		return NULL;
+	return bsearch(r, s->recs, s->n, sizeof(*r), cmp_id);
+}
+
+/* Without libm: the Makefile does not link it. */
+static double dmin(double a, double b)
+{
+	return a < b ? a : b;
+}
+
+static double dmax(double a, double b)
+{
+	return a > b ? a : b;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
 struct collect {
 	struct snap *snap;
-	int aggr;
 	int cgfd;		/* --cgroup: its directory, else -1 */
 	int cgver;		/* and the cgroup version of its file system, or 0 */
 	const char *cgpath;
@@ -143,7 +155,7 @@ static void collect_record(const struct record *r, void *data)
 {
 	struct collect *col = data;
 
-	if (r->aggr == col->aggr && r->len)
+	if (r->aggr == TASKSTATS_TYPE_AGGR_PID && r->len)
 		snap_add(col->snap, r);
 }
 
@@ -159,8 +171,6 @@ static int collect_dump(struct nl *nl, struct collect *col)
 	struct nlmsghdr *h = nl_request(nl, nl->family, TASKSTATS_CMD_GET, NLM_F_DUMP);
 	int err;
 
-	if (col->aggr == TASKSTATS_TYPE_AGGR_TGID)
-		mnl_attr_put(h, TASKSTATS_CMD_ATTR_DUMP_TGID, 0, NULL);
 	nl_put_ids(nl, h);
 	if (col->cgfd >= 0) {
 		mnl_attr_put_u32(h, TASKSTATS_CMD_ATTR_DUMP_CGROUP_FD, col->cgfd);
@@ -177,15 +187,14 @@ static int collect_dump(struct nl *nl, struct collect *col)
 	return err;
 }
 
-/* One GET; a task that is gone by now is skipped. */
-static int get_one(struct nl *nl, struct collect *col, int attr, unsigned int id)
+/* One GET of a task; one that is gone by now is skipped. */
+static int get_one(struct nl *nl, struct collect *col, unsigned int id)
 {
-	int err = nl_get(nl, attr, id, dump_cb, col);
+	int err = nl_get(nl, TASKSTATS_CMD_ATTR_PID, id, dump_cb, col);
 
 	if (err && err != -ESRCH) {
 		col->ctx = CTX_TASK;
-		snprintf(col->what, sizeof(col->what), "GET %s %u",
-			 attr == TASKSTATS_CMD_ATTR_PID ? "pid" : "tgid", id);
+		snprintf(col->what, sizeof(col->what), "GET pid %u", id);
 		return err;
 	}
 	return 0;
@@ -201,7 +210,7 @@ static bool numeric(const char *s, unsigned int *id)
 	return true;
 }
 
-/* The fallback: every process in /proc, or every thread of each. */
+/* The fallback: every thread of every process in /proc. */
 static int collect_get(struct nl *nl, struct collect *col)
 {
 	DIR *proc = opendir("/proc"), *task;
@@ -217,17 +226,13 @@ static int collect_get(struct nl *nl, struct collect *col)
 	while (!err && (p = readdir(proc))) {
 		if (!numeric(p->d_name, &pid))
 			continue;
-		if (col->aggr == TASKSTATS_TYPE_AGGR_TGID) {
-			err = get_one(nl, col, TASKSTATS_CMD_ATTR_TGID, pid);
-			continue;
-		}
 		snprintf(path, sizeof(path), "/proc/%u/task", pid);
 		task = opendir(path);
 		if (!task)
 			continue;
 		while (!err && (t = readdir(task)))
 			if (numeric(t->d_name, &tid))
-				err = get_one(nl, col, TASKSTATS_CMD_ATTR_PID, tid);
+				err = get_one(nl, col, tid);
 		closedir(task);
 	}
 	closedir(proc);
@@ -252,29 +257,10 @@ static void ids_add(struct ids *ids, unsigned int id)
 	ids->v[ids->n++] = id;
 }
 
-/* The thread group of task @tid, from /proc; 0 if it is gone. */
-static unsigned int tgid_of(unsigned int tid)
-{
-	unsigned int tgid = 0;
-	char path[64], line[128];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%u/status", tid);
-	f = fopen(path, "r");
-	if (!f)
-		return 0;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "Tgid: %u", &tgid) == 1)
-			break;
-	fclose(f);
-	return tgid;
-}
-
 /*
- * The ids in the file @name of the cgroup directory @dirfd; with @tgids,
- * those of the thread groups of the ids read.
+ * The ids in the file @name of the cgroup directory @dirfd.
  */
-static int read_ids(int dirfd, const char *name, bool tgids, struct ids *ids)
+static int read_ids(int dirfd, const char *name, struct ids *ids)
 {
 	int fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC), err = 0;
 	unsigned int id;
@@ -289,12 +275,9 @@ static int read_ids(int dirfd, const char *name, bool tgids, struct ids *ids)
 		return err;
 	}
 	errno = 0;
-	while (fscanf(f, "%u", &id) == 1) {
-		if (tgids)
-			id = tgid_of(id);
+	while (fscanf(f, "%u", &id) == 1)
 		if (id)
 			ids_add(ids, id);
-	}
 	if (ferror(f))
 		err = errno ? -errno : -EIO;
 	fclose(f);
@@ -304,18 +287,14 @@ static int read_ids(int dirfd, const char *name, bool tgids, struct ids *ids)
 /*
  * The ids listed in @col->list of the cgroup directory @dirfd and, with
  * --subtree, of every cgroup below it. A child removed meanwhile is
- * skipped; the cgroup named itself removed is ENOENT. A threaded cgroup
- * of cgroup v2 refuses to list processes (EOPNOTSUPP): its threads'
- * groups are taken instead.
+ * skipped; the cgroup named itself removed is ENOENT.
  */
 static int cgroup_ids(struct collect *col, int dirfd, bool top, struct ids *ids)
 {
-	int err = read_ids(dirfd, col->list, false, ids), fd;
+	int err = read_ids(dirfd, col->list, ids), fd;
 	struct dirent *d;
 	DIR *dir;
 
-	if (err == -EOPNOTSUPP && col->cgver == 2 && col->aggr == TASKSTATS_TYPE_AGGR_TGID)
-		err = read_ids(dirfd, "cgroup.threads", true, ids);
 	if (err == -ENOENT && !top)
 		return 0;
 	if (err || !col->subtree)
@@ -354,13 +333,11 @@ static int cmp_uint(const void *a, const void *b)
 }
 
 /*
- * The fallback of --cgroup: one GET per task (or thread group, -P) the
- * cgroup's directory lists, each once (cgroup.procs may repeat an id).
+ * The fallback of --cgroup: one GET per task the cgroup's directory
+ * lists, each once.
  */
 static int collect_cgroup_get(struct nl *nl, struct collect *col)
 {
-	int attr = col->aggr == TASKSTATS_TYPE_AGGR_TGID ? TASKSTATS_CMD_ATTR_TGID :
-							     TASKSTATS_CMD_ATTR_PID;
 	struct ids ids = { 0 };
 	int err;
 
@@ -375,151 +352,54 @@ static int collect_cgroup_get(struct nl *nl, struct collect *col)
 		qsort(ids.v, ids.n, sizeof(*ids.v), cmp_uint);
 	for (size_t i = 0; !err && i < ids.n; i++)
 		if (!i || ids.v[i] != ids.v[i - 1])
-			err = get_one(nl, col, attr, ids.v[i]);
+			err = get_one(nl, col, ids.v[i]);
 	free(ids.v);
 	return err;
 }
 
-static int cmp_id(const void *a, const void *b)
-{
-	const struct record *x = a, *y = b;
-
-	return x->id < y->id ? -1 : x->id > y->id;
-}
-
 /*
- * Whether @r, of the same id as the earlier @old, is the same task: a
- * reused id is a new task, which started at another time. The kernel
- * derives the start second from two clocks, so it may move by one.
- */
-static bool same_task(const struct record *old, const struct record *r)
-{
-	unsigned long long a, b;
-
-	rec_u64(old, F_ac_btime64, &a);
-	rec_u64(r, F_ac_btime64, &b);
-	return a + 1 >= b;
-}
-
-/* The change of every counter since @prev, or its total without one. */
-static void make_row(struct row *row, const struct record *r, const struct snap *prev)
-{
-	const struct record *old = NULL;
-
-	row->r = r;
-	if (prev && prev->n)
-		old = bsearch(r, prev->recs, prev->n, sizeof(*r), cmp_id);
-	if (old && !same_task(old, r))
-		old = NULL;
-	for (size_t i = 0; i < NDF; i++) {
-		unsigned long long v, o = 0;
-
-		row->have[i] = rec_u64(r, dfields[i].f, &v);
-		if (old)
-			rec_u64(old, dfields[i].f, &o);
-		row->d[i] = v >= o ? v - o : v;
-	}
-}
-
-static bool key_value(const struct row *row, int k, unsigned long long *v)
-{
-	*v = row->d[keys[k].a];
-	if (keys[k].b >= 0)
-		*v += row->d[keys[k].b];
-	return row->have[keys[k].a];
-}
-
-static int cmp_row(const void *a, const void *b)
-{
-	const struct row *x = a, *y = b;
-	unsigned long long vx, vy;
-
-	key_value(x, sort_key, &vx);
-	key_value(y, sort_key, &vy);
-	if (vx != vy)
-		return vx < vy ? 1 : -1;
-	key_value(x, 0, &vx);
-	key_value(y, 0, &vy);
-	if (vx != vy)
-		return vx < vy ? 1 : -1;
-	return x->r->id < y->r->id ? -1 : x->r->id > y->r->id;
-}
-
-/* TGID records carry no command name: take it from /proc. */
-static void fill_comm(struct record *r)
-{
-	char path[64], comm[TS_COMM_BYTES];
-	FILE *f;
-
-	if (rec_comm(r)[0])
-		return;
-	snprintf(path, sizeof(path), "/proc/%u/comm", r->id);
-	f = fopen(path, "r");
-	if (!f)
-		return;
-	if (fgets(comm, sizeof(comm), f)) {
-		comm[strcspn(comm, "\n")] = '\0';
-		rec_set_comm(r, comm);
-	}
-	fclose(f);
-}
-
-/*
- * --cgroup: what the cgroup's tasks that exited during the interval
- * consumed, so that with the rows a frame accounts for everything the
- * cgroup spent. A listener for the cgroup, opened before the first
- * frame, is drained after each snapshot; each exit record counts with
- * its change since the last snapshot, as its row would have.
+ * The exit listener: every CPU's, or with --cgroup the cgroup's. Opened
+ * before the first sample, so that no exit after it is missed; drained
+ * whenever it has records (between frames too, so that its socket
+ * buffer rarely overflows), and settled at each frame.
  */
 struct exits {
 	struct nl nl;
 	bool on;		/* else why[] says why not */
-	bool lost;		/* records were lost in this frame */
-	int aggr;		/* the records a row shows: with -P, processes' */
-	char why[128];
+	bool lost;		/* records were lost since the last frame */
+	char why[160];
 	char cpus[1024];
-	struct snap pending;	/* drained, not yet counted */
-	struct row sum;		/* counted in this frame */
-	size_t n;
+	struct snap pending;	/* heard; their tasks were in the last sample */
+	struct snap done;	/* counted in this frame */
 };
 
-/* Zero tasks that exited, with every counter at zero rather than unknown. */
-static void exits_reset(struct exits *ex)
-{
-	memset(&ex->sum, 0, sizeof(ex->sum));
-	for (size_t i = 0; i < NDF; i++)
-		ex->sum.have[i] = true;
-	ex->n = 0;
-	ex->lost = false;
-}
-
 /*
- * Registers the listener for the cgroup; on a kernel without cgroup
- * listeners registering would hear every exit, so it is not tried.
- * Without the listener, top still shows the rows.
+ * Registers the listener. For a cgroup it needs a kernel with cgroup
+ * listeners (one without them would send every exit) and a v2 directory.
+ * Without a listener top still shows the rows; a note says why exits are
+ * not counted.
  */
 static void exits_open(struct exits *ex, const struct collect *col)
 {
 	struct listener l = { .cpus = ex->cpus, .cgfd = col->cgfd, .subtree = col->subtree };
-	int err;
+	int err = 1;
 
-	ex->aggr = col->aggr;
-	exits_reset(ex);
 	nl_open(&ex->nl);
-	err = nl_cgroup_ids(&ex->nl);
+	possible_cpus(ex->cpus, sizeof(ex->cpus));
+	if (col->cgfd >= 0)
+		err = nl_cgroup_ids(&ex->nl);
 	if (err <= 0) {
 		snprintf(ex->why, sizeof(ex->why), "%s",
 			 err ? "the kernel cannot list its TASKSTATS policy" :
 			       "this kernel has no cgroup listeners");
-	} else if (col->cgver != 2) {
+	} else if (col->cgfd >= 0 && col->cgver != 2) {
 		snprintf(ex->why, sizeof(ex->why), "a listener needs a cgroup v2 directory");
 	} else {
-		possible_cpus(ex->cpus, sizeof(ex->cpus));
 		err = nl_register(&ex->nl, &l);
 		if (err)
 			snprintf(ex->why, sizeof(ex->why), "registering a listener: %s%s",
 				 strerror(-err), err == -EPERM ? ", needs CAP_NET_ADMIN" : "");
-		/* Drained every frame, never waited for. */
+		/* Drained when poll() says so, never waited for. */
 		else if (fcntl(mnl_socket_get_fd(ex->nl.sock), F_SETFL, O_NONBLOCK))
 			snprintf(ex->why, sizeof(ex->why), "%s", strerror(errno));
 		else
@@ -530,20 +410,29 @@ static void exits_open(struct exits *ex, const struct collect *col)
 		if (opt_json || opt_verbose)
 			fprintf(stderr, "taskstat: tasks that exit are not counted: %s\n", ex->why);
 	} else if (opt_verbose) {
-		fprintf(stderr, "taskstat: counting the exits of cgroup %s with a listener\n",
-			col->cgpath);
+		fprintf(stderr, "taskstat: counting the tasks that exit with a listener on %s\n",
+			col->cgfd >= 0 ? col->cgpath : "every CPU");
 	}
 }
 
-/* Keeps the records that end what a row shows: a task's; with -P, a process's. */
+static void exits_close(struct exits *ex)
+{
+	if (ex->on)
+		nl_deregister(&ex->nl, ex->cpus);
+	nl_close(&ex->nl);
+	free(ex->pending.recs);
+	free(ex->done.recs);
+}
+
+/* A task's exit record: a row counts tasks, so a group's TGID record is not kept. */
 static void exit_record(const struct record *r, void *data)
 {
-	struct exits *ex = data;
-	unsigned long long tgid;
-	bool leader = rec_u64(r, F_ac_tgid, &tgid) && r->id == tgid;
+	struct record e = *r;
 
-	if (r->len && (r->aggr == ex->aggr || (ex->aggr == TASKSTATS_TYPE_AGGR_TGID && leader)))
-		snap_add(&ex->pending, r);
+	if (r->aggr != TASKSTATS_TYPE_AGGR_PID || !r->len)
+		return;
+	e.exited = true;
+	snap_add(data, &e);
 }
 
 static int exit_cb(const struct nlmsghdr *h, void *data)
@@ -555,12 +444,14 @@ static int exit_cb(const struct nlmsghdr *h, void *data)
 /* Reads every exit record queued; the socket does not block. */
 static void exits_drain(struct exits *ex)
 {
+	if (!ex->on)
+		return;
 	for (;;) {
 		int len = mnl_socket_recvfrom(ex->nl.sock, ex->nl.buf, sizeof(ex->nl.buf));
 
 		if (len > 0)
 			/* Exit records are not answers: any sequence, port 0. */
-			mnl_cb_run(ex->nl.buf, len, 0, 0, exit_cb, ex);
+			mnl_cb_run(ex->nl.buf, len, 0, 0, exit_cb, &ex->pending);
 		else if (len < 0 && errno == ENOBUFS)
 			ex->lost = true;
 		else if (len == 0 || errno != EINTR)
@@ -569,129 +460,72 @@ static void exits_drain(struct exits *ex)
 }
 
 /*
- * With -P, a leader's PID record stands for a single-threaded process;
- * a multi-threaded one ends with its group's TGID record, which counts
- * instead.
+ * After the first sample: an exit heard so far of a task not in it came
+ * before the first interval, and is not counted.
  */
-static void exits_drop_leaders(struct snap *pending)
+static void exits_forget_unseen(struct exits *ex, const struct snap *first)
 {
 	size_t keep = 0;
 
-	for (size_t i = 0; i < pending->n; i++) {
-		const struct record *e = &pending->recs[i];
-		bool group = false;
-
-		for (size_t j = 0; e->aggr == TASKSTATS_TYPE_AGGR_PID && j < pending->n; j++)
-			group |= pending->recs[j].aggr == TASKSTATS_TYPE_AGGR_TGID &&
-				 pending->recs[j].id == e->id;
-		if (!group)
-			pending->recs[keep++] = *e;
-	}
-	pending->n = keep;
-}
-
-/*
- * Counts each drained record whose task is gone from the snapshot @cur
- * (sorted by id): its change since @prev. One still in @cur, a zombie
- * or with -P a leader whose threads live on, waits: its row counts it
- * until it is gone.
- */
-static void exits_settle(struct exits *ex, const struct snap *cur, const struct snap *prev)
-{
-	size_t keep = 0;
-
-	if (ex->aggr == TASKSTATS_TYPE_AGGR_TGID)
-		exits_drop_leaders(&ex->pending);
+	exits_drain(ex);
 	for (size_t i = 0; i < ex->pending.n; i++) {
-		const struct record *e = &ex->pending.recs[i], *live = NULL;
-		struct row row;
+		const struct record *e = &ex->pending.recs[i], *live = snap_find(first, e);
 
-		if (cur->n)
-			live = bsearch(e, cur->recs, cur->n, sizeof(*e), cmp_id);
-		if (live && same_task(e, live)) {
+		if (live && same_task(live, e))
 			ex->pending.recs[keep++] = *e;
-			continue;
-		}
-		make_row(&row, e, prev);
-		for (size_t k = 0; k < NDF; k++)
-			ex->sum.d[k] += row.have[k] ? row.d[k] : 0;
-		ex->n++;
 	}
 	ex->pending.n = keep;
-}
-
-struct frame {
-	int no;
-	double interval;	/* 0 in the first frame: totals */
-	bool tgid, batch, dump;
-	size_t limit;
-	const struct collect *col;
-	const struct exits *ex;	/* --cgroup: its tasks that exited */
-	struct cgroupstats cs;	/* --cgroup: its tasks by state */
-	int cs_err;		/* or why the kernel did not count them */
-};
-
-/* A row's counters as JSON members; the object's end. */
-static void json_counters(const struct row *row)
-{
-	for (size_t k = 0; k < NDF; k++)
-		if (row->have[k])
-			printf(",\"%s\":%llu", dfields[k].name, row->d[k]);
-	printf("}\n");
-}
-
-/* Whether the frame shows the exited row: an interval, and a listener. */
-static bool show_exits(const struct frame *fr)
-{
-	return fr->no > 1 && fr->ex->on;
-}
-
-static void print_json(const struct frame *fr, const struct row *rows, size_t n)
-{
-	/* Not in the objects: a reader of those wants one per task. */
-	if (fr->dump && fr->col->said[0])
-		fprintf(stderr, "taskstat: frame %d: the kernel's dump says: %s\n", fr->no,
-			fr->col->said);
-	for (size_t i = 0; i < n; i++) {
-		const struct record *r = rows[i].r;
-
-		printf("{\"frame\":%d,\"interval\":%.3f,\"type\":\"%s\",\"id\":%u,", fr->no,
-		       fr->interval, fr->tgid ? "tgid" : "pid", r->id);
-		unsigned long long tgid;
-
-		rec_u64(r, F_ac_tgid, &tgid);
-		printf("\"tgid\":%llu,\"version\":%u,\"comm\":",
-		       fr->tgid ? r->id : tgid, rec_version(r));
-		json_string(stdout, rec_comm(r), TS_COMM_BYTES);
-		json_cgroup(stdout, r);
-		json_counters(&rows[i]);
-	}
-	if (!show_exits(fr))
-		return;
-	printf("{\"frame\":%d,\"interval\":%.3f,\"type\":\"exited\",\"tasks\":%zu,\"lost\":%s",
-	       fr->no, fr->interval, fr->ex->n, fr->ex->lost ? "true" : "false");
-	json_counters(&fr->ex->sum);
+	ex->lost = false;
 }
 
 /*
- * The pressure stall lines of the system, or of the cgroup of --cgroup:
- * the some and full averages over 10, 60 and 300 s of cpu, io, memory
- * and irq, as /proc/pressure and a cgroup v2 directory give them. A
- * kernel without PSI (or a v1 cgroup) has none: no line.
+ * Adds to the frame each task heard exiting that is gone from the
+ * sample @cur, with its change since @prev. One still in @cur (a zombie,
+ * or one that exited after the collection read it) waits: its row counts
+ * what it did until the sample it is gone from, which counts the rest.
  */
-static void print_psi(const struct collect *col)
+static void exits_settle(struct exits *ex, struct frame *fr, const struct snap *cur,
+			 const struct snap *prev)
 {
-	static const char * const res[] = { "cpu", "io", "memory", "irq" };
-	bool head = false;
+	size_t keep = 0;
 
-	for (size_t i = 0; i < ARRAY_SIZE(res); i++) {
+	exits_drain(ex);
+	ex->done.n = 0;
+	for (size_t i = 0; i < ex->pending.n; i++) {
+		const struct record *e = &ex->pending.recs[i], *live = snap_find(cur, e);
+
+		if (live && same_task(live, e))
+			ex->pending.recs[keep++] = *e;
+		else
+			snap_add(&ex->done, e);
+	}
+	ex->pending.n = keep;
+	/* Only now: frame_add() keeps pointers into done, which snap_add() moves. */
+	for (size_t i = 0; i < ex->done.n; i++)
+		frame_add(fr, &ex->done.recs[i], prev);
+}
+
+/*
+ * The pressure stall information of the system, or of the cgroup of
+ * --cgroup: the some and full averages over 10, 60 and 300 s of cpu, io,
+ * memory and irq. A kernel without PSI (or a v1 cgroup) has none.
+ */
+static void read_psi(struct frame *fr, int cgfd)
+{
+	static const char * const res[NPSI] = { "cpu", "io", "memory", "irq" };
+
+	fr->psi_cgroup = cgfd >= 0;
+	for (size_t i = 0; i < NPSI; i++) {
+		struct psi *p = &fr->psi[i];
 		char path[64], buf[256], *line, *save = NULL;
 		ssize_t len;
 		int fd;
 
-		if (col->cgfd >= 0) {
+		memset(p, 0, sizeof(*p));
+		p->res = res[i];
+		if (cgfd >= 0) {
 			snprintf(path, sizeof(path), "%s.pressure", res[i]);
-			fd = openat(col->cgfd, path, O_RDONLY | O_CLOEXEC);
+			fd = openat(cgfd, path, O_RDONLY | O_CLOEXEC);
 		} else {
 			snprintf(path, sizeof(path), "/proc/pressure/%s", res[i]);
 			fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -703,150 +537,64 @@ static void print_psi(const struct collect *col)
 		if (len <= 0)
 			continue;
 		buf[len] = '\0';
-		if (!head) {
-			printf("pressure of %s, %% of time stalled over 10/60/300 s:\n",
-			       col->cgfd >= 0 ? "the cgroup" : "the system");
-			head = true;
-		}
-		printf("  %-7s", res[i]);
 		for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 			char kind[8];
-			double a10, a60, a300;
+			double a[3];
+			int k;
 
-			if (sscanf(line, "%7s avg10=%lf avg60=%lf avg300=%lf", kind, &a10, &a60,
-				   &a300) == 4)
-				printf("  %-4s %6.2f %6.2f %6.2f", kind, a10, a60, a300);
+			if (sscanf(line, "%7s avg10=%lf avg60=%lf avg300=%lf", kind, &a[0], &a[1],
+				   &a[2]) != 4)
+				continue;
+			k = !strcmp(kind, "full");
+			if (!k && strcmp(kind, "some"))
+				continue;
+			*(k ? &p->full : &p->some) = true;
+			memcpy(p->avg[k], a, sizeof(a));
 		}
-		printf("\n");
 	}
 }
 
-/* The sort key columns of a row. */
-static void print_cells(const struct row *row)
+struct top {
+	struct nl nl;
+	struct exits ex;
+	struct collect col;
+	struct snap snaps[2];
+	int cur;		/* snaps[cur] is the newest sample */
+	bool decided, dump;	/* dump or GETs: chosen at the first sample */
+	struct view v;
+	struct frame fr;
+	struct row *rows;
+	size_t nrows, total;
+	struct text text;
+	bool tui, batch, help;
+	int width;		/* batch: the width of a line; -1: every column */
+	unsigned long long iters;
+	char via[PATH_MAX + 320];
+	char cgcounts[256];
+};
+
+/* Collects one sample; the first time, chooses between dump and GETs. */
+static int collect(struct top *t)
 {
-	char cell[32];
-
-	for (size_t k = 0; k < NKEYS; k++) {
-		unsigned long long v;
-
-		if (key_value(row, k, &v))
-			human(cell, sizeof(cell), v, keys[k].unit);
-		else
-			snprintf(cell, sizeof(cell), "-");
-		printf(" %7s ", cell);
-	}
-	printf("\n");
-}
-
-/* The row of the tasks (with -P, processes) that exited during the interval. */
-static void print_exited(const struct frame *fr)
-{
-	const struct exits *ex = fr->ex;
-	char what[32];
-
-	snprintf(what, sizeof(what), "%zu %s%s", ex->n, fr->tgid ? "process" : "task",
-		 ex->n == 1 ? "" : fr->tgid ? "es" : "s");
-	printf("%7s %-15.15s", "exited", what);
-	print_cells(&ex->sum);
-}
-
-static void print_text(const struct frame *fr, const struct row *rows, size_t n)
-{
-	char now[16];
-	time_t t = time(NULL);
-	struct tm tm;
-	int da = delayacct_sysctl();
-	size_t limit = fr->limit;
-	const struct collect *col = fr->col;
-
-	strftime(now, sizeof(now), "%T", localtime_r(&t, &tm));
-	if (!fr->batch)
-		printf("\033[H\033[2J");
-	printf("taskstat top - %s, %zu %s", now, n, fr->tgid ? "thread groups" : "tasks");
-	if (col->cgfd >= 0)
-		printf(" of cgroup %s%s", col->cgpath, col->subtree ? " and its descendants" : "");
-	printf(", record version %u, via ", n ? rec_version(rows[0].r) : 0);
-	if (fr->dump)
-		printf("%s%s%s%s", col->cgfd >= 0 ? "dump of the cgroup" : "dump",
-		       col->said[0] ? " (" : "", col->said, col->said[0] ? ")" : "");
-	else if (col->cgfd >= 0)
-		printf("GET per task in %s", col->list);
-	else
-		printf("GET per task");
-	printf(", delay accounting %s\n", da < 0 ? "unknown" : da == '1' ? "on" : "off");
-	if (col->cgfd >= 0 && fr->cs_err)
-		printf("tasks of the cgroup by state: not counted (CGROUPSTATS: %s)\n",
-		       strerror(-fr->cs_err));
-	else if (col->cgfd >= 0) {
-		printf("tasks of the cgroup by state: %llu sleeping, %llu running, %llu stopped, ",
-		       (unsigned long long)fr->cs.nr_sleeping,
-		       (unsigned long long)fr->cs.nr_running,
-		       (unsigned long long)fr->cs.nr_stopped);
-		printf("%llu uninterruptible, %llu io_wait\n",
-		       (unsigned long long)fr->cs.nr_uninterruptible,
-		       (unsigned long long)fr->cs.nr_io_wait);
-	}
-	if (col->cgfd >= 0 && !fr->ex->on)
-		printf("tasks that exited: not counted (%s)\n", fr->ex->why);
-	else if (show_exits(fr) && fr->ex->lost)
-		printf("%s\n",
-		       "tasks that exited: some not counted (the listener's socket buffer overflowed)");
-	print_psi(col);
-	if (fr->no == 1)
-		printf("totals since each task started, sorted by %s\n\n", keys[sort_key].name);
-	else
-		printf("changes over the last %.1f s, sorted by %s\n\n", fr->interval,
-		       keys[sort_key].name);
-	printf("%7s %-15s", fr->tgid ? "TGID" : "TID", "COMM");
-	for (size_t k = 0; k < NKEYS; k++)
-		printf(" %7s%s", keys[k].hdr, (int)k == sort_key ? "*" : " ");
-	printf("\n");
-	if (show_exits(fr))
-		print_exited(fr);
-	if (!limit || limit > n)
-		limit = n;
-	for (size_t i = 0; i < limit; i++) {
-		char comm[TS_COMM_BYTES * 4 + 1];
-
-		format_field(comm, sizeof(comm), rows[i].r, F_ac_comm);
-		printf("%7u %-15.15s", rows[i].r->id, comm);
-		print_cells(&rows[i]);
-	}
-	if (fr->batch)
-		printf("\n");
-	fflush(stdout);
-}
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-/* Collects one snapshot; the first time, chooses between dump and GETs. */
-static int collect(struct nl *nl, struct collect *col, struct frame *fr, bool *decided)
-{
+	struct collect *col = &t->col;
 	bool cg = col->cgfd >= 0;
 	int err;
 
-	col->snap->n = 0;
-	if (!*decided || fr->dump) {
-		err = collect_dump(nl, col);
+	if (!t->decided || t->dump) {
+		err = collect_dump(&t->nl, col);
 		/*
 		 * A kernel without the dump answers EOPNOTSUPP (or EINVAL);
 		 * one with it EINVAL for a directory that is not a cgroup's,
 		 * which the file system tells apart.
 		 */
-		if (*decided || (err != -EOPNOTSUPP && (err != -EINVAL || (cg && !col->cgver)))) {
-			fr->dump = true;
-			*decided = true;
-			if (opt_verbose && fr->no == 1 && !err)
+		if (t->decided || (err != -EOPNOTSUPP && (err != -EINVAL || (cg && !col->cgver)))) {
+			if (opt_verbose && !t->decided && !err)
 				fprintf(stderr,
 					"taskstat: collecting with the TASKSTATS dump%s%s%s\n",
 					cg ? " of cgroup " : "", cg ? col->cgpath : "",
 					cg && col->subtree ? " and its descendants" : "");
+			t->dump = true;
+			t->decided = true;
 			return err;
 		}
 		if (opt_verbose && cg)
@@ -858,20 +606,294 @@ static int collect(struct nl *nl, struct collect *col, struct frame *fr, bool *d
 			fprintf(stderr,
 				"taskstat: the kernel has no TASKSTATS dump (%s): one GET per task from /proc\n",
 				strerror(-err));
-		*decided = true;
-		fr->dump = false;
+		t->decided = true;
+		t->dump = false;
 		col->snap->n = 0;
 	}
-	return cg ? collect_cgroup_get(nl, col) : collect_get(nl, col);
+	return cg ? collect_cgroup_get(&t->nl, col) : collect_get(&t->nl, col);
 }
 
-int cmd_top(int argc, char **argv)
+/* A new sample in snaps[cur], sorted by id; 0 or -errno. */
+static int sample(struct top *t)
+{
+	struct snap *s = &t->snaps[t->cur];
+	int err;
+
+	s->n = 0;
+	s->t = now_s();
+	t->col.snap = s;
+	err = collect(t);
+	if (!err)
+		qsort(s->recs, s->n, sizeof(*s->recs), cmp_id);
+	return err;
+}
+
+/* What line 1 says of how the records came: "dump", "GET per task" ... */
+static void describe_via(struct top *t)
+{
+	const struct collect *col = &t->col;
+
+	if (t->dump)
+		snprintf(t->via, sizeof(t->via), "%s%s%s%s",
+			 col->cgfd >= 0 ? "dump of the cgroup" : "dump",
+			 col->said[0] ? " (" : "", col->said, col->said[0] ? ")" : "");
+	else if (col->cgfd >= 0)
+		snprintf(t->via, sizeof(t->via), "GET per task in %s", col->list);
+	else
+		snprintf(t->via, sizeof(t->via), "GET per task");
+}
+
+/* --cgroup: the line of its tasks by state, or why the kernel did not count them. */
+static void describe_cgroup(struct top *t)
+{
+	struct cgroupstats cs;
+	int err = cgroup_counts(&t->nl, t->col.cgfd, &cs);
+
+	if (err)
+		snprintf(t->cgcounts, sizeof(t->cgcounts),
+			 "tasks of the cgroup by state: not counted (CGROUPSTATS: %s)",
+			 strerror(-err));
+	else
+		snprintf(t->cgcounts, sizeof(t->cgcounts),
+			 "tasks of the cgroup by state: %llu sleeping, %llu running, %llu stopped, %llu uninterruptible, %llu io_wait",
+			 (unsigned long long)cs.nr_sleeping, (unsigned long long)cs.nr_running,
+			 (unsigned long long)cs.nr_stopped,
+			 (unsigned long long)cs.nr_uninterruptible,
+			 (unsigned long long)cs.nr_io_wait);
+}
+
+/* The frame of the interval between the two newest samples. */
+static void make_frame(struct top *t)
+{
+	const struct snap *cur = &t->snaps[t->cur], *prev = &t->snaps[!t->cur];
+	struct frame *fr = &t->fr;
+
+	fr->no++;
+	fr->n = 0;
+	for (size_t i = 0; i < cur->n; i++)
+		frame_add(fr, &cur->recs[i], prev);
+	fr->nlive = fr->n;
+	if (t->ex.on)
+		exits_settle(&t->ex, fr, cur, prev);
+	fr->exits_off = t->ex.on ? NULL : t->ex.why;
+	fr->exits_lost = t->ex.lost;
+	t->ex.lost = false;
+	/* A space typed just after a sample: keep rates finite. */
+	fr->interval = dmax(cur->t - prev->t, 0.001);
+	fr->when = time(NULL);
+	json_timestamp_str(fr->stamp, sizeof(fr->stamp));
+	fr->version = cur->n ? rec_version(&cur->recs[0]) : 0;
+	describe_via(t);
+	fr->via = t->via;
+	fr->cgpath = t->col.cgpath;
+	fr->subtree = t->col.subtree;
+	fr->cgcounts = NULL;
+	if (t->col.cgfd >= 0 && !opt_json) {
+		describe_cgroup(t);
+		fr->cgcounts = t->cgcounts;
+	}
+	fr->delayacct = delayacct_sysctl();
+	read_psi(fr, t->col.cgfd);
+}
+
+/* The frame on the screen: rows for the current view, cut to its size. */
+static void draw(struct top *t)
+{
+	int lines, cols;
+
+	if (t->help) {
+		tui_help(help_keys);
+		return;
+	}
+	if (!t->fr.no) {
+		tui_message("taskstat top - measuring the first interval (q quits, h help)");
+		return;
+	}
+	free(t->rows);
+	t->nrows = frame_rows(&t->fr, &t->v, &t->rows, &t->total);
+	tui_size(&lines, &cols);
+	render_text(&t->text, &t->fr, &t->v, t->rows, t->nrows, t->total, cols, lines >= 40,
+		    true);
+	tui_draw(&t->text, &t->v.scroll);
+}
+
+/* The frame as text or JSON on standard output. */
+static void print_frame(struct top *t)
+{
+	struct frame *fr = &t->fr;
+
+	free(t->rows);
+	t->nrows = frame_rows(fr, &t->v, &t->rows, &t->total);
+	if (opt_json) {
+		/* Not in the objects: a reader of those wants one per task. */
+		if (t->dump && t->col.said[0])
+			fprintf(stderr, "taskstat: frame %d: the kernel's dump says: %s\n", fr->no,
+				t->col.said);
+		if (fr->exits_lost)
+			fprintf(stderr,
+				"taskstat: frame %d: some exits not counted (the listener's socket buffer overflowed)\n",
+				fr->no);
+		render_json(fr, &t->v, t->rows, t->nrows);
+	} else {
+		render_text(&t->text, fr, &t->v, t->rows, t->nrows, t->total, t->width, true,
+			    false);
+		for (size_t i = 0; i < t->text.n; i++)
+			printf("%s\n", t->text.v[i].s);
+		printf("\n");
+	}
+	fflush(stdout);
+}
+
+enum act { A_NONE, A_REDRAW, A_NOW, A_QUIT };
+
+static enum act sort_by(struct top *t, int k)
+{
+	t->v.sort = (k + nsort_keys) % nsort_keys;
+	return A_REDRAW;
+}
+
+/* What key @c does; the view changes at once, the sample stays. */
+static enum act on_key(struct top *t, int c)
+{
+	struct view *v = &t->v;
+	int page = LINES - (int)t->text.head;
+
+	if (page < 1)
+		page = 1;
+	if (t->help) {
+		t->help = false;
+		return c == 'q' ? A_QUIT : A_REDRAW;
+	}
+	for (size_t k = 0; k < nsort_keys; k++)
+		if (sort_keys[k].letter && c == sort_keys[k].letter)
+			return sort_by(t, k);
+	switch (c) {
+	case 'q':
+		return A_QUIT;
+	case 'h':
+	case '?':
+		t->help = true;
+		return A_REDRAW;
+	case '<':
+		return sort_by(t, v->sort - 1);
+	case '>':
+	case 's':
+		return sort_by(t, v->sort + 1);
+	case 'r':
+		v->reverse = !v->reverse;
+		return A_REDRAW;
+	case 'p':
+	case 'P':
+		v->procs = c == 'P' && !v->procs;
+		v->scroll = 0;
+		return A_REDRAW;
+	case 'o':
+		v->active = !v->active;
+		v->scroll = 0;
+		return A_REDRAW;
+	case KEY_UP:
+		v->scroll -= v->scroll > 0;
+		return A_REDRAW;
+	case KEY_DOWN:
+		v->scroll++;		/* tui_draw() keeps it within the rows */
+		return A_REDRAW;
+	case KEY_PPAGE:
+		v->scroll = v->scroll > (size_t)page ? v->scroll - page : 0;
+		return A_REDRAW;
+	case KEY_NPAGE:
+		v->scroll += page;
+		return A_REDRAW;
+	case KEY_HOME:
+		v->scroll = 0;
+		return A_REDRAW;
+	case KEY_END:
+		v->scroll = SIZE_MAX / 2;
+		return A_REDRAW;
+	case '+':
+		v->delay = dmin(v->delay * 2, 3600);
+		return A_REDRAW;
+	case '-':
+		v->delay = dmax(v->delay / 2, 0.1);
+		return A_REDRAW;
+	case ' ':
+		return A_NOW;
+	case KEY_RESIZE:
+		return A_REDRAW;
+	}
+	return A_NONE;
+}
+
+/*
+ * Waits until the next sample is due: the interval (the first time at
+ * most 1 s) after the newest sample started, read anew as + and - change
+ * it. Meanwhile drains the exit listener and, on a terminal, takes keys.
+ */
+static enum act wait_next(struct top *t, bool first)
+{
+	for (;;) {
+		double span = first ? dmin(t->v.delay, 1) : t->v.delay;
+		double left = t->snaps[t->cur].t + span - now_s();
+		struct pollfd p[2];
+		bool redraw = false;
+		nfds_t n = 0;
+		int c;
+
+		if (stop)
+			return A_QUIT;
+		if (left <= 0)
+			return A_NONE;
+		if (t->tui)
+			p[n++] = (struct pollfd){ .fd = STDIN_FILENO, .events = POLLIN };
+		if (t->ex.on)
+			p[n++] = (struct pollfd){ .fd = mnl_socket_get_fd(t->ex.nl.sock),
+						  .events = POLLIN };
+		/* EINTR: a signal, SIGWINCH among them, which getch() reports. */
+		poll(p, n, (int)(left * 1000) + 1);
+		exits_drain(&t->ex);
+		while (t->tui && (c = tui_key()) != ERR) {
+			enum act a = on_key(t, c);
+
+			if (a == A_QUIT || a == A_NOW)
+				return a;
+			redraw |= a == A_REDRAW;
+		}
+		if (redraw)
+			draw(t);
+	}
+}
+
+static int top_fail(struct top *t, int err)
+{
+	struct collect *col = &t->col;
+
+	tui_close();
+	if (col->cgfd >= 0 && col->ctx == CTX_DUMP)
+		return report_cgroup(CTX_DUMP, col->what, col->cgpath, col->cgfd, -err);
+	return report(col->ctx, col->what, -err);
+}
+
+/* The width of batch lines: $COLUMNS, else the terminal's, else every column. */
+static int batch_width(void)
+{
+	const char *env = getenv("COLUMNS");
+	unsigned long long v;
+	struct winsize ws;
+
+	if (env && parse_uint(env, 4096, &v) && v >= 40)
+		return v;
+	if (!opt_json && !ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) && ws.ws_col >= 40)
+		return ws.ws_col;
+	return -1;
+}
+
+static int parse_top(struct top *t, int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "delay", required_argument, NULL, 'd' },
 		{ "iterations", required_argument, NULL, 'n' },
 		{ "sort", required_argument, NULL, 's' },
 		{ "processes", no_argument, NULL, 'P' },
+		{ "active", no_argument, NULL, 'o' },
 		{ "batch", no_argument, NULL, 'b' },
 		{ "limit", required_argument, NULL, 'l' },
 		{ "once", no_argument, NULL, 'O' },
@@ -882,153 +904,145 @@ int cmd_top(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
-	static struct nl nl;
-	static struct exits ex;
-	struct snap snaps[2] = { 0 };
-	struct frame fr = { 0 };
-	struct collect col = { .cgfd = -1 };
-	unsigned long long iters = 0;
-	double delay = 2, last = 0, t;
-	bool decided = false, limit_set = false;
-	struct row *rows = NULL;
-	struct winsize ws;
+	bool once = false, iters_set = false;
+	unsigned long long v;
 	char *end;
-	int c, err, cur = 0;
+	int c;
 
-	while ((c = getopt_long(argc, argv, "d:n:s:Pbl:" COMMON_SHORTOPTS, opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "d:n:s:Pobl:" COMMON_SHORTOPTS, opts, NULL)) != -1) {
 		switch (c) {
 		case 'd':
-			delay = strtod(optarg, &end);
-			if (*end || !(delay > 0) || delay > 86400) {
-				fprintf(stderr, "taskstat: bad interval: %s\n", optarg);
-				return 2;
-			}
+			t->v.delay = strtod(optarg, &end);
+			if (end == optarg || *end || !(t->v.delay >= 0.1) || t->v.delay > 86400)
+				return usage_bad("top", usage_top,
+						 "bad interval '-d %s' (seconds, 0.1 to 86400)",
+						 optarg);
 			break;
 		case 'n':
-			iters = opt_uint(optarg, INT32_MAX, "number");
-			break;
 		case 'l':
-			fr.limit = opt_uint(optarg, INT32_MAX, "number");
-			limit_set = true;
-			break;
-		case 's':
-			sort_key = -1;
-			for (size_t k = 0; k < NKEYS; k++)
-				if (!strcmp(optarg, keys[k].name))
-					sort_key = k;
-			if (sort_key < 0) {
-				fprintf(stderr, "taskstat: unknown sort key %s\n", optarg);
-				return usage_error(usage_top);
+			if (!parse_uint(optarg, INT32_MAX, &v))
+				return usage_bad("top", usage_top, "bad number '-%c %s'", c,
+						 optarg);
+			if (c == 'n') {
+				t->iters = v;
+				iters_set = true;
+			} else {
+				t->v.limit = v;
 			}
 			break;
+		case 's':
+			t->v.sort = sort_key_by_name(optarg);
+			if (t->v.sort < 0)
+				return usage_bad("top", usage_top, "unknown sort key '%s'", optarg);
+			break;
 		case 'P':
-			fr.tgid = true;
+			t->v.procs = true;
+			break;
+		case 'o':
+			t->v.active = true;
 			break;
 		case 'b':
-			fr.batch = true;
+			t->batch = true;
 			break;
 		case 'O':
-			fr.batch = true;
-			iters = 1;
+			once = true;
 			break;
 		case 'C':
-			col.cgpath = optarg;
+			t->col.cgpath = optarg;
 			break;
 		case 'S':
-			col.subtree = true;
+			t->col.subtree = true;
 			break;
 		default:
 			common_opt(c, usage_top);
 		}
 	}
 	if (optind < argc)
-		return usage_error(usage_top);
-	if (col.subtree && !col.cgpath) {
-		fprintf(stderr, "taskstat: --subtree needs --cgroup\n");
-		return usage_error(usage_top);
+		return usage_bad("top", usage_top, "unexpected argument '%s'", argv[optind]);
+	if (once && iters_set)
+		return usage_bad("top", usage_top, "--once and -n conflict (--once is -b -n 1)");
+	if (t->col.subtree && !t->col.cgpath)
+		return usage_bad("top", usage_top, "--subtree needs --cgroup");
+	if (once) {
+		t->batch = true;
+		t->iters = 1;
 	}
-	if (col.cgpath) {
-		col.cgfd = open(col.cgpath, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-		if (col.cgfd < 0)
-			return report(CTX_SOCKET, col.cgpath, errno);
-		col.cgver = cgroup_version(col.cgfd);
-		if (col.cgver == 1)
-			col.list = fr.tgid ? "cgroup.procs" : "tasks";
-		else
-			col.list = fr.tgid ? "cgroup.procs" : "cgroup.threads";
+	return 0;
+}
+
+static void top_free(struct top *t)
+{
+	free(t->rows);
+	text_free(&t->text);
+	free(t->fr.tasks);
+	free(t->snaps[0].recs);
+	free(t->snaps[1].recs);
+	nl_close(&t->nl);
+	exits_close(&t->ex);
+	if (t->col.cgfd >= 0)
+		close(t->col.cgfd);
+}
+
+int cmd_top(int argc, char **argv)
+{
+	static struct top t = {
+		.col.cgfd = -1,
+		.v = { .sort = 1, .delay = 2 },
+	};
+	enum act a;
+	int err;
+
+	err = parse_top(&t, argc, argv);
+	if (err)
+		return err;
+	/* Names are UTF-8: their width on screen is the locale's. */
+	setlocale(LC_ALL, "");
+	t.tui = !t.batch && !opt_json && isatty(STDOUT_FILENO) && isatty(STDIN_FILENO);
+	t.width = batch_width();
+	if (t.col.cgpath) {
+		t.col.cgfd = open(t.col.cgpath, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (t.col.cgfd < 0)
+			return report(CTX_SOCKET, t.col.cgpath, errno);
+		t.col.cgver = cgroup_version(t.col.cgfd);
+		t.col.list = t.col.cgver == 1 ? "tasks" : "cgroup.threads";
 	}
-	fr.col = &col;
-	fr.ex = &ex;
-	if (opt_json)
-		fr.batch = true;
-	if (!fr.batch && !limit_set && !ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) && ws.ws_row > 13)
-		fr.limit = ws.ws_row - 12;	/* the header: up to 12 lines */
-	col.aggr = fr.tgid ? TASKSTATS_TYPE_AGGR_TGID : TASKSTATS_TYPE_AGGR_PID;
-	nl_open(&nl);
+	nl_open(&t.nl);
 	/* JSON carries each task's cgroup where the kernel can say it. */
 	if (opt_json)
-		nl_ask_ids(&nl);
-	/* Before the first snapshot: no exit after it may be missed. */
-	if (col.cgfd >= 0)
-		exits_open(&ex, &col);
+		nl_ask_ids(&t.nl);
+	io_rounded(&t.nl);
+	/* Before the first sample: no exit after it may be missed. */
+	exits_open(&t.ex, &t.col);
 	catch_stop();
-	for (fr.no = 1; !stop && (!iters || (unsigned long long)fr.no <= iters); fr.no++) {
-		struct snap *snap = &snaps[cur], *prev = fr.no > 1 ? &snaps[!cur] : NULL;
-
-		if (prev) {
-			struct timespec ts;
-
-			ts.tv_sec = (time_t)delay;
-			ts.tv_nsec = (long)((delay - ts.tv_sec) * 1e9);
-			if (nanosleep(&ts, NULL) && errno == EINTR && stop)
-				break;
-		}
-		col.snap = snap;
-		err = collect(&nl, &col, &fr, &decided);
-		if (err && col.cgfd >= 0 && col.ctx == CTX_DUMP)
-			return report_cgroup(CTX_DUMP, col.what, col.cgpath, col.cgfd, -err);
-		if (err)
-			return report(col.ctx, col.what, -err);
-		t = now_s();
-		fr.interval = prev ? t - last : 0;
-		last = t;
-		qsort(snap->recs, snap->n, sizeof(*snap->recs), cmp_id);
-		if (ex.on) {
-			exits_drain(&ex);
-			exits_settle(&ex, snap, prev);
-		}
-		rows = realloc(rows, (snap->n ? snap->n : 1) * sizeof(*rows));
-		if (!rows) {
-			perror("taskstat");
-			return 1;
-		}
-		for (size_t i = 0; i < snap->n; i++) {
-			if (fr.tgid)
-				fill_comm(&snap->recs[i]);
-			make_row(&rows[i], &snap->recs[i], prev);
-		}
-		if (fr.no == 1)
-			for (size_t i = 0; i < snap->n; i++)
-				delay_hint(&snap->recs[i]);
-		qsort(rows, snap->n, sizeof(*rows), cmp_row);
-		if (col.cgfd >= 0 && !opt_json)
-			fr.cs_err = cgroup_counts(&nl, col.cgfd, &fr.cs);
-		if (opt_json)
-			print_json(&fr, rows, snap->n);
-		else
-			print_text(&fr, rows, snap->n);
-		exits_reset(&ex);
-		cur = !cur;
+	err = sample(&t);
+	if (err)
+		return top_fail(&t, err);
+	exits_forget_unseen(&t.ex, &t.snaps[t.cur]);
+	if (opt_json) {
+		/* Text frames say it in a note. */
+		for (size_t i = 0; i < t.snaps[t.cur].n; i++)
+			delay_hint(&t.snaps[t.cur].recs[i]);
+	} else if (t.tui && !tui_open()) {
+		fprintf(stderr, "taskstat: top: cannot use this terminal (TERM=%s): batch mode\n",
+			getenv("TERM") ? getenv("TERM") : "");
+		t.tui = false;
+	} else if (t.tui) {
+		draw(&t);
 	}
-	free(rows);
-	free(snaps[0].recs);
-	free(snaps[1].recs);
-	nl_close(&nl);
-	if (ex.on)
-		nl_deregister(&ex.nl, ex.cpus);
-	nl_close(&ex.nl);
-	free(ex.pending.recs);
-	if (col.cgfd >= 0)
-		close(col.cgfd);
+	for (a = wait_next(&t, true); a != A_QUIT && !stop; a = wait_next(&t, false)) {
+		t.cur = !t.cur;
+		err = sample(&t);
+		if (err)
+			return top_fail(&t, err);
+		make_frame(&t);
+		if (t.tui)
+			draw(&t);
+		else
+			print_frame(&t);
+		if (t.iters && (unsigned long long)t.fr.no >= t.iters)
+			break;
+	}
+	tui_close();
+	top_free(&t);
 	return 0;
 }
