@@ -806,8 +806,11 @@ void render_text(struct text *t, const struct frame *fr, const struct view *v,
 		text_escape(path, sizeof(path), fr->cgpath, strlen(fr->cgpath));
 		sb_printf(&b, " of cgroup %s%s", path, fr->subtree ? " and its descendants" : "");
 	}
-	sb_printf(&b, ", records v%u, via %s, delayacct %s", fr->version, fr->via,
-		  fr->delayacct < 0 ? "unknown" : fr->delayacct == '1' ? "on" : "off");
+	sb_printf(&b, ", records v%u, via %s", fr->version, fr->via);
+	/* Where it does not fit, the note of notes() says it when it is off. */
+	if (width < 0 || (int)b.len + 15 <= width)
+		sb_printf(&b, ", delayacct %s",
+			  fr->delayacct < 0 ? "unknown" : fr->delayacct == '1' ? "on" : "off");
 	text_add(t, L_TEXT, &b);
 	for (size_t i = fr->nlive; i < fr->n; i++)
 		exited++;
