@@ -110,14 +110,7 @@ static bool cgroup_id_at(int dirfd, const char *name, uint64_t *id)
 
 static void cache_add(uint64_t id, const char *path)
 {
-	if (cache.n == cache.cap) {
-		cache.cap = cache.cap ? 2 * cache.cap : 64;
-		cache.v = realloc(cache.v, cache.cap * sizeof(*cache.v));
-		if (!cache.v) {
-			perror("taskstat");
-			exit(1);
-		}
-	}
+	cache.v = grow_array(cache.v, cache.n, &cache.cap, sizeof(*cache.v), 64);
 	cache.v[cache.n].id = id;
 	cache.v[cache.n].path = strdup(path[0] ? path : "/");
 	if (!cache.v[cache.n].path) {

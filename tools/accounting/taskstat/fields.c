@@ -798,6 +798,24 @@ int delayacct_sysctl(void)
 	return c == EOF ? '\0' : c;
 }
 
+/*
+ * The array @p of @n elements of @size bytes, with room for one more:
+ * *@cap elements are allotted, doubled when full, @first the first time.
+ * Out of memory the tool cannot go on: it says so and exits.
+ */
+void *grow_array(void *p, size_t n, size_t *cap, size_t size, size_t first)
+{
+	if (n < *cap)
+		return p;
+	*cap = *cap ? 2 * *cap : first;
+	p = realloc(p, *cap * size);
+	if (!p) {
+		perror("taskstat");
+		exit(1);
+	}
+	return p;
+}
+
 /* A decimal number in [0, @max]; false for anything else. */
 bool parse_uint(const char *s, unsigned long long max, unsigned long long *v)
 {

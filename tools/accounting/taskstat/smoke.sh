@@ -229,8 +229,9 @@ part_nice() {
 	done
 }
 
-# listen_do N SCRIPT ARGS...: like listen_case, SCRIPT (bash) the workload
-# after the go.
+# listen_do N SCRIPT ARGS...: a workload ($wl) waits on $tmp/go, then
+# runs SCRIPT (bash), while `listen --ppid $wl --count N ARGS...` records
+# the exits of its children; output in $tmp/out and $tmp/err, status in $rc.
 listen_do() {
 	local count=$1 script=$2 pid
 	shift 2
@@ -723,22 +724,9 @@ fi
 # /bin/true N times, while `listen --ppid $wl --count N ARGS...` records
 # their exits; output in $tmp/out and $tmp/err, status in $rc
 listen_case() {
-	local count=$1 pid
+	local count=$1
 	shift
-	# shellcheck disable=SC2016
-	bash -c 'read -r _ <"$1"; for ((i = 0; i < $2; i++)); do /bin/true; done; :' \
-		_ "$tmp/go" "$count" &
-	wl=$!
-	# Emptied first: the last case's "listening" must not count.
-	: >"$tmp/out"
-	: >"$tmp/err"
-	timeout 30 "$ts" listen --ppid "$wl" --count "$count" "$@" >"$tmp/out" 2>"$tmp/err" &
-	pid=$!
-	wait_said $pid listening err
-	echo go >"$tmp/go"
-	wait $wl
-	wait $pid
-	rc=$?
+	listen_do "$count" "for ((i = 0; i < $count; i++)); do /bin/true; done" "$@"
 }
 listen_case 3
 check "listen prints one line per exiting task" \

@@ -155,6 +155,7 @@ void walk_records(const struct nlmsghdr *h, record_fn fn, void *arg);
 int reply_cb(const struct nlmsghdr *h, void *data);
 void delay_hint(const struct record *r);
 void human(char *buf, size_t size, unsigned long long v, enum unit u);
+void *grow_array(void *p, size_t n, size_t *cap, size_t size, size_t first);
 bool parse_uint(const char *s, unsigned long long max, unsigned long long *v);
 int delayacct_sysctl(void);
 

@@ -94,14 +94,7 @@ static const char help_keys[] =
 
 void snap_add(struct snap *s, const struct record *r)
 {
-	if (s->n == s->cap) {
-		s->cap = s->cap ? 2 * s->cap : 256;
-		s->recs = realloc(s->recs, s->cap * sizeof(*s->recs));
-		if (!s->recs) {
-			perror("taskstat");
-			exit(1);
-		}
-	}
+	s->recs = grow_array(s->recs, s->n, &s->cap, sizeof(*s->recs), 256);
 	s->recs[s->n++] = *r;
 }
 
@@ -246,14 +239,7 @@ struct ids {
 
 static void ids_add(struct ids *ids, unsigned int id)
 {
-	if (ids->n == ids->cap) {
-		ids->cap = ids->cap ? 2 * ids->cap : 64;
-		ids->v = realloc(ids->v, ids->cap * sizeof(*ids->v));
-		if (!ids->v) {
-			perror("taskstat");
-			exit(1);
-		}
-	}
+	ids->v = grow_array(ids->v, ids->n, &ids->cap, sizeof(*ids->v), 64);
 	ids->v[ids->n++] = id;
 }
 

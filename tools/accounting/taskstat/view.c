@@ -151,14 +151,7 @@ void frame_add(struct frame *fr, const struct record *r, const struct snap *prev
 
 	if (old && !same_task(old, r))
 		old = NULL;
-	if (fr->n == fr->cap) {
-		fr->cap = fr->cap ? 2 * fr->cap : 256;
-		fr->tasks = realloc(fr->tasks, fr->cap * sizeof(*fr->tasks));
-		if (!fr->tasks) {
-			perror("taskstat");
-			exit(1);
-		}
-	}
+	fr->tasks = grow_array(fr->tasks, fr->n, &fr->cap, sizeof(*fr->tasks), 256);
 	t = &fr->tasks[fr->n++];
 	t->r = r;
 	for (size_t i = 0; i < NCTR; i++) {
@@ -442,14 +435,7 @@ static void sb_printf(struct sbuf *b, const char *fmt, ...)
 /* Ends the line being built in @b as a line of @t; @b starts anew. */
 static void text_add(struct text *t, enum line_kind kind, struct sbuf *b)
 {
-	if (t->n == t->cap) {
-		t->cap = t->cap ? 2 * t->cap : 64;
-		t->v = realloc(t->v, t->cap * sizeof(*t->v));
-		if (!t->v) {
-			perror("taskstat");
-			exit(1);
-		}
-	}
+	t->v = grow_array(t->v, t->n, &t->cap, sizeof(*t->v), 64);
 	t->v[t->n].s = b->s ? b->s : strdup("");
 	t->v[t->n++].kind = kind;
 	memset(b, 0, sizeof(*b));
