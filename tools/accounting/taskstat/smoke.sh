@@ -172,7 +172,7 @@ wait_state() {
 # terminal UI. Each part_* function is a group of tests; SMOKE_ONLY="names
 # nice" (a list of part names) runs only those groups.
 here=$(cd "$(dirname "$0")" && pwd)
-parts="names nice absent io args json table top_active tui"
+parts="names nice absent io args json table top_active top_exited top_procs tui"
 
 # Tasks that name themselves hostilely (control characters, invalid UTF-8,
 # UTF-8, 15 and 16 bytes), then each output against /proc/PID/comm.
@@ -448,6 +448,43 @@ part_top_active() {
 			! grep -q "^ *$sleeper " "$tmp/last"'
 	kill -KILL $spin $sleeper
 	wait $spin $sleeper 2>/dev/null
+}
+
+# A task that runs and exits between two frames of top: its own row,
+# marked X, with its CPU time, which an exit listener heard.
+part_top_exited() {
+	local top_pid gone
+	: >"$tmp/out"
+	timeout 30 "$ts" top -b -n 2 -d 4 >"$tmp/out" 2>"$tmp/err" &
+	top_pid=$!
+	wait_said $top_pid "^taskstat top"
+	# Busy for 0.3 s of wall time, however fast the guest's CPU.
+	# shellcheck disable=SC2016
+	bash -c 'end=$((${EPOCHREALTIME/./} + 300000))
+		while ((${EPOCHREALTIME/./} < end)); do :; done' &
+	gone=$!
+	wait $gone
+	wait $top_pid
+	rc=$?
+	# Batch rows: TGID TID COMM X CPU% ...
+	check "top -b: a task that ran and exited between two frames ($gone) has its row, marked X, with CPU time" \
+		eval '[[ $rc == 0 ]] && awk -v p="$gone" '\''$1 == p && $2 == p && $4 == "X" &&
+			$5 + 0 > 0 { f = 1 } END { exit !f }'\'' "$tmp/out"'
+}
+
+# -P sums the PID records of a process's threads, I/O included: a TGID
+# record carries no I/O counters, and a reader's row read 0 bytes.
+part_top_procs() {
+	local rd
+	dd if=/dev/zero of=/dev/null bs=64k 2>/dev/null &
+	rd=$!
+	run top --json -P -n 1 -d 0.5
+	check "top -P --json: a process reading /dev/zero ($rd) read bytes in the interval" \
+		json_ok "any(o['id'] == $rd and o['type'] == 'tgid' and
+			(o.get('read_char') or 0) > 0 and (o.get('rchar_bps') or 0) > 0
+			for o in objs)"
+	kill $rd
+	wait $rd 2>/dev/null
 }
 
 # top in a terminal: python's pty (always), tmux (the screen, if there),
