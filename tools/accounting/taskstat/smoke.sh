@@ -180,10 +180,14 @@ part_names() {
 	local m what
 	for m in get get-json listen listen-json top top-json; do
 		case $m in
-		get) what="get -p: names escaped (\\x1b, \\x0a, \\xNN), UTF-8 as is, one line each" ;;
-		get-json) what="get --json: names decode to the task's bytes (surrogateescape), é as é" ;;
-		listen) what="listen: exits of hostile names, one line each, escaped, with their exit codes" ;;
-		listen-json) what="listen --json: names as the bytes, exit codes, a timestamp each" ;;
+		get) what="get -p: names escaped (\\x1b, \\x0a, \\xNN), UTF-8 as is"
+			what+=", one line each" ;;
+		get-json) what="get --json: names decode to the task's bytes"
+			what+=" (surrogateescape), é as é" ;;
+		listen) what="listen: exits of hostile names, one line each, escaped,"
+			what+=" with their exit codes" ;;
+		listen-json)
+			what="listen --json: names as the bytes, exit codes, a timestamp each" ;;
 		top) what="top -b -n 1: hostile names escaped, no control byte" ;;
 		top-json) what="top --once --json: names decode to the task's bytes" ;;
 		esac
@@ -220,7 +224,7 @@ part_nice() {
 		run get -p "$p"
 		cp "$tmp/out" "$tmp/nice.txt"
 		run get --json -p "$p"
-		check "get -p shows ac_nice $want signed, as ps (${ni:-no ps}) and /proc/PID/stat ($f19)" \
+		check "get -p shows ac_nice $want signed, as ps (${ni:-no ps}) and stat ($f19)" \
 			eval '[[ $f19 == "$want" ]] && [[ -z $ni || $ni == "$want" ]] &&
 				grep -q "^ac_nice  *$want\$" "$tmp/nice.txt" &&
 				json_ok "objs[0][\"ac_nice\"] == $want"'
@@ -256,9 +260,10 @@ part_absent() {
 	local comm
 	comm=$(<"/proc/$$/comm")
 	run get -t $$
-	check "get -t: a TGID record shows '-' for ac_btime, ac_comm, ac_uid, ac_exitcode, a number for ac_utime" \
+	check "get -t: a TGID record: '-' for ac_btime, ac_comm, ac_uid, ac_exitcode" \
 		eval '[[ $rc == 0 ]] && has "^ac_btime  *-$" && has "^ac_comm  *-$" &&
-			has "^ac_uid  *-$" && has "^ac_exitcode  *-$" && has "^ac_utime  *ms  *[0-9]"'
+			has "^ac_uid  *-$" && has "^ac_exitcode  *-$" &&
+			has "^ac_utime  *ms  *[0-9]"'
 	run get --json -t $$
 	check "get --json -t: null for ac_btime, ac_comm, ac_uid, ac_exitcode" \
 		json_ok "all(objs[0][k] is None for k in ('ac_btime', 'ac_comm', 'ac_uid',
@@ -320,20 +325,22 @@ os.kill(os.getpid(), signal.SIGSTOP)' &
 	if [[ $want == dump && $(id -u) != 0 ]]; then
 		skip "I/O counters exact" "not root: this kernel rounds for others"
 	elif [[ $want == dump ]]; then
-		check "get: I/O counters exact ($syscr reads, $rchar bytes as /proc says), io_rounded false" \
+		check "get: I/O exact ($syscr reads, $rchar bytes as in /proc), not rounded" \
 			eval 'grep -q "^read_syscalls  *$syscr\$" "$tmp/io.txt" &&
 				grep -q "^read_char  *bytes  *$rchar\$" "$tmp/io.txt" &&
 				! grep -q "rounded" "$tmp/io.txt" &&
 				json_ok "objs[0][\"io_rounded\"] is False and
-					objs[0][\"read_syscalls\"] == $syscr and objs[0][\"read_char\"] == $rchar"'
+					objs[0][\"read_syscalls\"] == $syscr and
+					objs[0][\"read_char\"] == $rchar"'
 	else
-		check "get: I/O counters rounded to KiB marked '~' ($rsys~ of $syscr reads) and noted, io_rounded true" \
+		check "get: I/O rounded to KiB marked '~' ($rsys~ of $syscr reads), rounded" \
 			eval 'grep -q "^read_syscalls  *$rsys~\$" "$tmp/io.txt" &&
 				grep -q "^read_char  *bytes  *$rch~\$" "$tmp/io.txt" &&
 				grep -q "^write_syscalls  *[0-9]*~\$" "$tmp/io.txt" &&
 				grep -q "^~ .*rounded" "$tmp/io.txt" &&
 				json_ok "objs[0][\"io_rounded\"] is True and
-					objs[0][\"read_syscalls\"] == $rsys and objs[0][\"read_char\"] == $rch"'
+					objs[0][\"read_syscalls\"] == $rsys and
+					objs[0][\"read_char\"] == $rch"'
 	fi
 	kill -KILL $p
 	wait $p 2>/dev/null
@@ -369,7 +376,7 @@ part_json() {
 	run top --json -l 3 -n 2 -d 0.5
 	# shellcheck disable=SC2034
 	t1=$(date +%s)
-	check "top --json: every object has an RFC 3339 UTC timestamp of the run, one per frame, -l 3 per frame" \
+	check "top --json: each object has an RFC 3339 UTC timestamp, one per frame; -l 3" \
 		eval '[[ $rc == 0 ]] && json_stamps $t0 $t1'
 }
 # The Python function json_ok's expressions may call: every object has
@@ -443,7 +450,7 @@ part_top_active() {
 	sleeper=$!
 	run top -b -n 2 -d 0.5 -o
 	sed -n '/^taskstat top/h; /^taskstat top/!H; ${x;p}' "$tmp/out" >"$tmp/last"
-	check "top -b -o: the last frame lists a spinning task ($spin), not a sleeping one ($sleeper)" \
+	check "top -b -o: the last frame lists a spinning task ($spin), not a sleeper" \
 		eval '[[ $rc == 0 ]] && grep -q "^ *$spin " "$tmp/last" &&
 			! grep -q "^ *$sleeper " "$tmp/last"'
 	kill -KILL $spin $sleeper
@@ -467,7 +474,7 @@ part_top_exited() {
 	wait $top_pid
 	rc=$?
 	# Batch rows: TGID TID COMM X CPU% ...
-	check "top -b: a task that ran and exited between two frames ($gone) has its row, marked X, with CPU time" \
+	check "top -b: a task that ran and exited between frames ($gone): its row, X, CPU time" \
 		eval '[[ $rc == 0 ]] && awk -v p="$gone" '\''$1 == p && $2 == p && $4 == "X" &&
 			$5 + 0 > 0 { f = 1 } END { exit !f }'\'' "$tmp/out"'
 }
