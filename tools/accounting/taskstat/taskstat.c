@@ -3,7 +3,7 @@
  * taskstat - read per-task statistics from the kernel's taskstats interface
  *
  *   taskstat get -p PID | -t TGID
- *   taskstat top [-d SECONDS] [-n ITERATIONS] [-s KEY] [-P] [-b] [--once]
+ *   taskstat top [-d SECONDS] [-n ITERATIONS] [-s KEY] [-P] [-o] [-b] [-l N] [--once]
  *                [--cgroup PATH [--subtree]]
  *   taskstat listen [-c CPULIST] [--ppid PID] [--count N] [--table]
  *                   [--cgroup PATH [--subtree]] [--cgroup-ids]
@@ -38,7 +38,7 @@ bool opt_json, opt_verbose;
 static const char usage_all[] =
 	"usage: taskstat [--json] [--verbose] COMMAND [OPTIONS]\n"
 	"       taskstat get -p PID | -t TGID\n"
-	"       taskstat top [-d SECONDS] [-n ITERATIONS] [-s KEY] [-P] [-b] [--once]\n"
+	"       taskstat top [-d SECONDS] [-n ITERATIONS] [-s KEY] [-P] [-o] [-b] [-l N] [--once]\n"
 	"                    [--cgroup PATH [--subtree]]\n"
 	"       taskstat listen [-c CPULIST] [--ppid PID] [--count N] [--table]\n"
 	"                       [--cgroup PATH [--subtree]] [--cgroup-ids]\n"
@@ -46,8 +46,8 @@ static const char usage_all[] =
 	"\n"
 	"Commands:\n"
 	"  get       print the record of one task (-p) or thread group (-t)\n"
-	"  top       a refreshing view of every task (or one cgroup's), sorted, with\n"
-	"            deltas per interval\n"
+	"  top       every task (or one cgroup's) with its CPU %, delays and I/O over\n"
+	"            each interval: a screen on a terminal, text or JSON otherwise\n"
 	"  listen    print the records of tasks (or one cgroup's) as they exit\n"
 	"  cgroup    print the task counts of a cgroup directory (v2 or v1)\n"
 	"\n"
