@@ -267,13 +267,11 @@ int taskstats_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 		put_task_struct(tsk);
 		if (ret) {
 			nlmsg_cancel(skb, msg.nlh);
-			if (ret == -EMSGSIZE) {	/* the id did not fit: as above */
-				dump_back(ctx);
-				full = true;
-				break;
-			}
-			if (ret == -EAGAIN && first && records) {
-				/* Mid-exec: the next part waits a moment. */
+			/*
+			 * The id did not fit: as above. Mid-exec after
+			 * records: the next part waits a moment.
+			 */
+			if (ret == -EMSGSIZE || (ret == -EAGAIN && first && records)) {
 				dump_back(ctx);
 				full = true;
 				break;

@@ -113,7 +113,6 @@ struct group_times {
 /* A TASKSTATS_CMD_NEW message being written. */
 struct ts_msg {
 	struct nlmsghdr *nlh;
-	struct nlattr *rec;		/* its last record's AGGR nest */
 };
 
 /* A record's bytes before its pad: the AGGR nest's header, PID or TGID. */

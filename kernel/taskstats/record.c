@@ -354,7 +354,6 @@ struct taskstats *ts_record_open(struct sk_buff *skb, struct ts_msg *msg,
 		return NULL;
 	__skb_put(skb, record_len(pad));
 	msg->nlh->nlmsg_len += record_len(pad);
-	msg->rec = at;
 	return record_lay(at, pad, id_type, id);
 }
 
@@ -393,8 +392,22 @@ struct taskstats *ts_msg_open(struct sk_buff *skb, u32 portid, u32 seq,
 	genlmsg_hdr_put(nlh, len, portid, seq, &ts_family, flags,
 			TASKSTATS_CMD_NEW);
 	msg->nlh = nlh;
-	msg->rec = at;
 	return record_lay(at, pad, id_type, id);
+}
+
+/*
+ * The AGGR nest of the last record of @nlh: the last attribute after the
+ * genetlink header, as ts_msg_open() and ts_record_open() count each
+ * record in the message's length. A message holds one or two records.
+ */
+static struct nlattr *last_record(const struct nlmsghdr *nlh)
+{
+	struct nlattr *pos, *last = NULL;
+	int rem;
+
+	nlmsg_for_each_attr(pos, nlh, GENL_HDRLEN, rem)
+		last = pos;
+	return last;
 }
 
 /**
@@ -408,8 +421,8 @@ struct taskstats *ts_msg_open(struct sk_buff *skb, u32 portid, u32 seq,
  * counts it in the nest's and the message's lengths (a NULL pad before
  * it where a u64 must be aligned). Only a requester that asked for it
  * gets it: every other record keeps the fixed layout existing clients
- * know, and pays only the caller's test of the flag and the nest pointer
- * ts_msg_open() and ts_record_open() keep for it.
+ * know, and pays only the caller's test of the flag; the nest is found
+ * again here, by walking the message's one or two records.
  *
  * Return: 0, or -EMSGSIZE (leaving @skb and @msg as they were) if it
  * does not fit.
@@ -417,10 +430,12 @@ struct taskstats *ts_msg_open(struct sk_buff *skb, u32 portid, u32 seq,
 int ts_record_put_cgroup_id(struct sk_buff *skb, struct ts_msg *msg,
 			    struct task_struct *tsk)
 {
+	struct nlattr *rec = last_record(msg->nlh);
+
 	if (nla_put_u64_64bit(skb, TASKSTATS_TYPE_CGROUP_ID,
 			      ts_task_cgroup_id(tsk), TASKSTATS_TYPE_NULL))
 		return -EMSGSIZE;
-	nla_nest_end(skb, msg->rec);
+	nla_nest_end(skb, rec);
 	nlmsg_end(skb, msg->nlh);
 	return 0;
 }
