@@ -225,8 +225,6 @@ bool rec_has(const struct record *r, enum fid f)
 
 	if (fl->off + fl->size > r->len || rec_version(r) < fl->since)
 		return false;
-	if (f == F_ac_comm && r->comm_set)
-		return true;
 	switch (fl->kind) {
 	case K_TGID:
 		return true;
@@ -291,18 +289,6 @@ const char *rec_comm(const struct record *r)
 	memcpy(comm, r->raw + fields[F_ac_comm].off, TS_COMM_BYTES);
 	comm[TS_COMM_BYTES] = '\0';
 	return comm;
-}
-
-/* Gives a record without a name (a TGID record) the name /proc has. */
-void rec_set_comm(struct record *r, const char *comm)
-{
-	unsigned char *p = r->raw + fields[F_ac_comm].off;
-
-	if (r->len < fields[F_ac_comm].off + TS_COMM_BYTES)
-		return;
-	memset(p, 0, TS_COMM_BYTES);
-	memcpy(p, comm, strnlen(comm, TS_COMM_BYTES - 1));
-	r->comm_set = true;
 }
 
 /* struct __kernel_timespec, which older headers lack: two 64-bit numbers. */
@@ -572,6 +558,12 @@ void json_timestamp(FILE *out)
 	fputs(buf, out);
 }
 
+/* io_rounding as a JSON value: null where the probe could not tell. */
+const char *json_io_rounded(void)
+{
+	return io_rounding < 0 ? "null" : io_rounding ? "true" : "false";
+}
+
 /* Field @f of @r as a JSON value in the kernel's units; null if absent. */
 void json_value(FILE *out, const struct record *r, enum fid f)
 {
@@ -611,8 +603,7 @@ void json_record(FILE *out, const struct record *r, const char *extra)
 	if (extra)
 		fprintf(out, ",%s", extra);
 	json_cgroup(out, r);
-	fprintf(out, ",\"io_rounded\":%s",
-		io_rounding < 0 ? "null" : io_rounding ? "true" : "false");
+	fprintf(out, ",\"io_rounded\":%s", json_io_rounded());
 	for (size_t f = 0; f < NFIELDS; f++) {
 		if (fields[f].off + fields[f].size > r->len || rec_version(r) < fields[f].since)
 			continue;

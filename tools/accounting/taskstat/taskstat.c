@@ -235,7 +235,7 @@ struct listen_state {
 	bool show_cg;		/* a CGROUP column: --cgroup or --cgroup-ids */
 	int n;
 	struct record recs[MAX_RECORDS];
-	char label[MAX_RECORDS][80];
+	char label[MAX_RECORDS][TS_COMM_BYTES * 4 + 16];	/* name/pid */
 };
 
 static void listen_header(const struct listen_state *st)
@@ -307,7 +307,6 @@ static int listen_cb(const struct nlmsghdr *h, void *data)
 	struct reply rep;
 	const struct record *pid;
 	char extra[128], stamp[64];
-
 	unsigned long long ppid;
 
 	reply_cb(h, &rep);
@@ -325,9 +324,9 @@ static int listen_cb(const struct nlmsghdr *h, void *data)
 	delay_hint(pid);
 	if (st->table) {
 		if (st->n < MAX_RECORDS) {
-			st->recs[st->n] = *pid;
-			char comm[16 * 4 + 1];
+			char comm[TS_COMM_BYTES * 4 + 1];
 
+			st->recs[st->n] = *pid;
 			format_field(comm, sizeof(comm), pid, F_ac_comm);
 			snprintf(st->label[st->n], sizeof(st->label[st->n]), "%s/%u", comm,
 				 pid->id);
@@ -340,13 +339,12 @@ static int listen_cb(const struct nlmsghdr *h, void *data)
 			listen_line(st, &rep.rec[i], pid);
 			continue;
 		}
-		/* One time for the records of one exit. */
+		/* One time for the records of one exit; a TGID record names its task. */
 		if (!i)
 			json_timestamp_str(stamp, sizeof(stamp));
-		snprintf(extra, sizeof(extra), "%s%s\"pid\":%u", stamp, i ? "," : "", pid->id);
-		if (!i)
-			extra[strlen(stamp)] = '\0';
-		json_record(stdout, &rep.rec[i], extra);
+		else
+			snprintf(extra, sizeof(extra), "%s,\"pid\":%u", stamp, pid->id);
+		json_record(stdout, &rep.rec[i], i ? extra : stamp);
 	}
 	return MNL_CB_OK;
 }

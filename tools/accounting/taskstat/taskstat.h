@@ -118,7 +118,6 @@ struct record {
 	int len;		/* bytes of the STATS attribute kept in raw[] */
 	bool has_cgid;		/* the record carried TASKSTATS_TYPE_CGROUP_ID */
 	bool exited;		/* an exit record, heard by a listener */
-	bool comm_set;		/* rec_set_comm() filled ac_comm */
 	uint64_t cgid;
 	unsigned char raw[TS_RAW_MAX];
 };
@@ -139,13 +138,13 @@ bool rec_has(const struct record *r, enum fid f);
 bool rec_u64(const struct record *r, enum fid f, unsigned long long *v);
 long long rec_s64(const struct record *r, enum fid f);
 const char *rec_comm(const struct record *r);
-void rec_set_comm(struct record *r, const char *comm);
 void format_field(char *buf, size_t size, const struct record *r, enum fid f);
 void print_table(const struct record *recs, int n, char **labels);
 size_t text_escape(char *buf, size_t size, const char *s, size_t len);
 void json_string(FILE *out, const char *s, size_t max);
 void json_timestamp_str(char *buf, size_t size);
 void json_timestamp(FILE *out);
+const char *json_io_rounded(void);
 void json_value(FILE *out, const struct record *r, enum fid f);
 void json_record(FILE *out, const struct record *r, const char *extra);
 void json_cgroup(FILE *out, const struct record *r);

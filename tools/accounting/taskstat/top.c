@@ -446,21 +446,32 @@ static void exits_drain(struct exits *ex)
 }
 
 /*
- * After the first sample: an exit heard so far of a task not in it came
- * before the first interval, and is not counted.
+ * Keeps pending the exits heard of tasks still in the sample @s; moves
+ * those of tasks gone from it to @gone, or drops them if @gone is NULL.
  */
-static void exits_forget_unseen(struct exits *ex, const struct snap *first)
+static void exits_split(struct exits *ex, const struct snap *s, struct snap *gone)
 {
 	size_t keep = 0;
 
 	exits_drain(ex);
 	for (size_t i = 0; i < ex->pending.n; i++) {
-		const struct record *e = &ex->pending.recs[i], *live = snap_find(first, e);
+		const struct record *e = &ex->pending.recs[i], *live = snap_find(s, e);
 
 		if (live && same_task(live, e))
 			ex->pending.recs[keep++] = *e;
+		else if (gone)
+			snap_add(gone, e);
 	}
 	ex->pending.n = keep;
+}
+
+/*
+ * After the first sample: an exit heard so far of a task not in it came
+ * before the first interval, and is not counted.
+ */
+static void exits_forget_unseen(struct exits *ex, const struct snap *first)
+{
+	exits_split(ex, first, NULL);
 	ex->lost = false;
 }
 
@@ -473,19 +484,8 @@ static void exits_forget_unseen(struct exits *ex, const struct snap *first)
 static void exits_settle(struct exits *ex, struct frame *fr, const struct snap *cur,
 			 const struct snap *prev)
 {
-	size_t keep = 0;
-
-	exits_drain(ex);
 	ex->done.n = 0;
-	for (size_t i = 0; i < ex->pending.n; i++) {
-		const struct record *e = &ex->pending.recs[i], *live = snap_find(cur, e);
-
-		if (live && same_task(live, e))
-			ex->pending.recs[keep++] = *e;
-		else
-			snap_add(&ex->done, e);
-	}
-	ex->pending.n = keep;
+	exits_split(ex, cur, &ex->done);
 	/* Only now: frame_add() keeps pointers into done, which snap_add() moves. */
 	for (size_t i = 0; i < ex->done.n; i++)
 		frame_add(fr, &ex->done.recs[i], prev);

@@ -713,13 +713,11 @@ static void totals(struct text *t, const struct frame *fr, bool wide)
 	char r[16], w[16];
 
 	frame_total(fr, &sum);
+	fmt_value(r, sizeof(r), &sum, V_CPU, fr->interval);
+	sb_printf(&b, "total: CPU %s%%", r);
 	fmt_value(r, sizeof(r), &sum, V_READ, fr->interval);
 	fmt_value(w, sizeof(w), &sum, V_WRITE, fr->interval);
-	sb_printf(&b, "total: CPU ");
-	fmt_value(r, sizeof(r), &sum, V_CPU, fr->interval);
-	sb_printf(&b, "%s%%, read ", r);
-	fmt_value(r, sizeof(r), &sum, V_READ, fr->interval);
-	sb_printf(&b, "%sB/s, write %sB/s", r, w);
+	sb_printf(&b, ", read %sB/s, write %sB/s", r, w);
 	if (wide) {
 		fmt_value(r, sizeof(r), &sum, V_RCHAR, fr->interval);
 		fmt_value(w, sizeof(w), &sum, V_WCHAR, fr->interval);
@@ -777,7 +775,6 @@ void render_text(struct text *t, const struct frame *fr, const struct view *v,
 {
 	struct sbuf b = { 0 };
 	struct layout l;
-	size_t exited = 0;
 	char now[16];
 	struct tm tm;
 
@@ -798,8 +795,6 @@ void render_text(struct text *t, const struct frame *fr, const struct view *v,
 		sb_printf(&b, ", delayacct %s",
 			  fr->delayacct < 0 ? "unknown" : fr->delayacct == '1' ? "on" : "off");
 	text_add(t, L_TEXT, &b);
-	for (size_t i = fr->nlive; i < fr->n; i++)
-		exited++;
 	sb_printf(&b, "interval %.1f s", fr->interval);
 	/* + and - change the next one. */
 	if (tui && (v->delay > fr->interval * 1.1 || v->delay < fr->interval / 1.1))
@@ -807,7 +802,7 @@ void render_text(struct text *t, const struct frame *fr, const struct view *v,
 	sb_printf(&b, ", sorted by %s%s%s", sort_keys[v->sort].name,
 		  v->reverse ? ", ascending" : "", v->active ? ", active only" : "");
 	if (!fr->exits_off)
-		sb_printf(&b, ", %zu exited", exited);
+		sb_printf(&b, ", %zu exited", fr->n - fr->nlive);
 	if (tui)
 		sb_printf(&b, "; h: help");
 	text_add(t, L_TEXT, &b);
@@ -856,8 +851,7 @@ void render_json(const struct frame *fr, const struct view *v, const struct row 
 		else
 			printf("null");
 		json_cgroup(stdout, row->r);
-		printf(",\"io_rounded\":%s,\"exited\":%s",
-		       io_rounding < 0 ? "null" : io_rounding ? "true" : "false",
+		printf(",\"io_rounded\":%s,\"exited\":%s", json_io_rounded(),
 		       row->exited ? "true" : "false");
 		for (size_t k = 0; k < NCTR; k++)
 			if (row->have[k])
